@@ -1,0 +1,147 @@
+#include "flowvm/tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace flowvm {
+
+namespace {
+
+// One allocation: this header in the first kAlignment bytes, the elements
+// after it, so a tensor costs a single malloc.
+class InlineBuffer final : public TensorBuffer {
+ public:
+  static InlineBuffer* New(DataType dtype, int64_t n) {
+    size_t elem = BaseType(dtype) == DT_STRING ? sizeof(std::string) : DataTypeSize(dtype);
+    size_t bytes = elem * static_cast<size_t>(n);
+    size_t total = Tensor::kAlignment + ((bytes + Tensor::kAlignment - 1) / Tensor::kAlignment) * Tensor::kAlignment;
+    void* mem = std::aligned_alloc(Tensor::kAlignment, total);
+    if (mem == nullptr) return nullptr;
+    char* data = static_cast<char*>(mem) + Tensor::kAlignment;
+    auto* buf = new (mem) InlineBuffer(data, bytes, dtype, n);
+    if (BaseType(dtype) == DT_STRING) {
+      auto* s = reinterpret_cast<std::string*>(data);
+      for (int64_t i = 0; i < n; ++i) new (s + i) std::string();
+    }
+    return buf;
+  }
+
+ private:
+  InlineBuffer(void* data, size_t bytes, DataType dtype, int64_t n)
+      : TensorBuffer(data, bytes), dtype_(dtype), n_(n) {}
+  void Destroy() const override {
+    if (BaseType(dtype_) == DT_STRING) {
+      auto* s = static_cast<std::string*>(data());
+      for (int64_t i = 0; i < n_; ++i) s[i].~basic_string();
+    }
+    this->~InlineBuffer();
+    std::free(const_cast<InlineBuffer*>(this));
+  }
+  DataType dtype_;
+  int64_t n_;
+};
+static_assert(sizeof(InlineBuffer) <= Tensor::kAlignment);
+
+}  // namespace
+
+StatusOr<Tensor> Tensor::Allocate(DataType dtype, const TensorShape& shape) {
+  if (!DataTypeIsStorable(dtype))
+    return errors::InvalidArgument("cannot allocate a tensor of type ", DataTypeName(dtype));
+  InlineBuffer* buf = InlineBuffer::New(dtype, shape.num_elements());
+  if (buf == nullptr)
+    return errors::ResourceExhausted("out of memory allocating a ", DataTypeName(dtype), " tensor of shape ",
+                                     shape.DebugString());
+  return Tensor(BaseType(dtype), shape, buf, static_cast<char*>(buf->data()));
+}
+
+Tensor::Tensor(DataType dtype, const TensorShape& shape) {
+  StatusOr<Tensor> t = Allocate(dtype, shape);
+  if (!t.ok()) {
+    std::fprintf(stderr, "flowvm: %s\n", t.status().ToString().c_str());
+    std::abort();
+  }
+  *this = std::move(t).value();
+}
+
+Tensor::Tensor(const Tensor& other)
+    : dtype_(other.dtype_), shape_(other.shape_), buf_(other.buf_), data_(other.data_) {
+  if (buf_) buf_->Ref();
+}
+
+Tensor::Tensor(Tensor&& other) noexcept
+    : dtype_(other.dtype_), shape_(std::move(other.shape_)), buf_(other.buf_), data_(other.data_) {
+  other.buf_ = nullptr;
+  other.data_ = nullptr;
+  other.dtype_ = DT_INVALID;
+  other.shape_ = TensorShape();
+}
+
+Tensor& Tensor::operator=(const Tensor& other) {
+  if (this == &other) return *this;
+  if (other.buf_) other.buf_->Ref();
+  if (buf_) buf_->Unref();
+  dtype_ = other.dtype_;
+  shape_ = other.shape_;
+  buf_ = other.buf_;
+  data_ = other.data_;
+  return *this;
+}
+
+Tensor& Tensor::operator=(Tensor&& other) noexcept {
+  if (this == &other) return *this;
+  if (buf_) buf_->Unref();
+  dtype_ = other.dtype_;
+  shape_ = std::move(other.shape_);
+  buf_ = other.buf_;
+  data_ = other.data_;
+  other.buf_ = nullptr;
+  other.data_ = nullptr;
+  other.dtype_ = DT_INVALID;
+  other.shape_ = TensorShape();
+  return *this;
+}
+
+Tensor::~Tensor() {
+  if (buf_) buf_->Unref();
+}
+
+size_t Tensor::TotalBytes() const {
+  size_t elem = dtype_ == DT_STRING ? sizeof(std::string) : DataTypeSize(dtype_);
+  return elem * static_cast<size_t>(NumElements());
+}
+
+StatusOr<Tensor> Tensor::Reshape(const TensorShape& shape) const {
+  if (shape.num_elements() != NumElements())
+    return errors::InvalidArgument("cannot reshape a tensor of shape ", shape_.DebugString(), " (", NumElements(),
+                                   " elements) to ", shape.DebugString(), " (", shape.num_elements(), " elements)");
+  Tensor t(*this);
+  t.shape_ = shape;
+  return t;
+}
+
+StatusOr<Tensor> Tensor::Slice(int64_t start, int64_t limit) const {
+  if (dims() == 0) return errors::InvalidArgument("cannot slice a scalar");
+  int64_t rows = dim_size(0);
+  if (start < 0 || limit > rows || start > limit)
+    return errors::InvalidArgument("slice [", start, ", ", limit, ") out of range for ", rows, " rows");
+  Tensor t(*this);
+  t.shape_.set_dim(0, limit - start);
+  int64_t row_elems = rows == 0 ? 0 : NumElements() / rows;
+  size_t elem = dtype_ == DT_STRING ? sizeof(std::string) : DataTypeSize(dtype_);
+  if (t.data_) t.data_ += static_cast<size_t>(start * row_elems) * elem;
+  return t;
+}
+
+Tensor Tensor::DeepCopy() const {
+  if (!IsInitialized()) return Tensor();
+  Tensor t(dtype_, shape_);
+  if (dtype_ == DT_STRING) {
+    for (int64_t i = 0; i < NumElements(); ++i) t.data<std::string>()[i] = data<std::string>()[i];
+  } else if (TotalBytes() > 0) {
+    std::memcpy(t.data_, data_, TotalBytes());
+  }
+  return t;
+}
+
+}  // namespace flowvm
