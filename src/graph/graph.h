@@ -1,0 +1,138 @@
+// Graph: the in-memory dataflow graph. Nodes carry a validated NodeDef (with
+// attr defaults filled in) and their resolved input/output types; edges are
+// data edges (src:output -> dst:input) or control edges (ordering only).
+//
+// A Graph owns its nodes and edges. Pointers to them stay valid until they
+// are removed or the graph is destroyed. Not thread-safe for mutation;
+// concurrent readers are fine.
+#ifndef FLOWVM_GRAPH_GRAPH_H_
+#define FLOWVM_GRAPH_GRAPH_H_
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "flowvm/graph.pb.h"
+#include "flowvm/status.h"
+#include "graph/node_def_util.h"
+#include "graph/op_registry.h"
+
+namespace flowvm {
+
+class Node;
+
+class Edge {
+ public:
+  static constexpr int kControlSlot = -1;
+  Node* src() const { return src_; }
+  Node* dst() const { return dst_; }
+  int src_output() const { return src_output_; }
+  int dst_input() const { return dst_input_; }
+  bool IsControlEdge() const { return src_output_ == kControlSlot; }
+  int id() const { return id_; }
+
+ private:
+  friend class Graph;
+  Node* src_ = nullptr;
+  Node* dst_ = nullptr;
+  int src_output_ = 0;
+  int dst_input_ = 0;
+  int id_ = -1;
+};
+
+class Node {
+ public:
+  int id() const { return id_; }
+  const std::string& name() const { return def_.name(); }
+  const std::string& op() const { return def_.op(); }
+  // The NodeDef without its input list (see Graph::ToGraphDef for that).
+  const NodeDef& def() const { return def_; }
+  const OpDef& op_def() const { return *op_def_; }
+  const OpRegistrationData& op_reg() const { return *op_reg_; }
+  const std::string& requested_device() const { return def_.device(); }
+  const std::string& assigned_device() const { return assigned_device_; }
+  void set_assigned_device(std::string d) { assigned_device_ = std::move(d); }
+
+  int num_inputs() const { return static_cast<int>(input_types_.size()); }
+  int num_outputs() const { return static_cast<int>(output_types_.size()); }
+  DataType input_type(int i) const { return input_types_[i]; }
+  DataType output_type(int i) const { return output_types_[i]; }
+  const DataTypeVector& input_types() const { return input_types_; }
+  const DataTypeVector& output_types() const { return output_types_; }
+  bool is_stateful() const { return op_def_->is_stateful(); }
+
+  const std::vector<const Edge*>& in_edges() const { return in_edges_; }
+  const std::vector<const Edge*>& out_edges() const { return out_edges_; }
+  // The edge feeding data input `i`, or nullptr if none is connected yet.
+  const Edge* input_edge(int i) const;
+
+  // "node 'name' (Op)".
+  std::string label() const { return NodeLabel(def_); }
+
+ private:
+  friend class Graph;
+  int id_ = -1;
+  NodeDef def_;
+  const OpRegistrationData* op_reg_ = nullptr;
+  const OpDef* op_def_ = nullptr;
+  DataTypeVector input_types_, output_types_;
+  std::vector<const Edge*> in_edges_, out_edges_;
+  std::string assigned_device_;
+};
+
+class Graph {
+ public:
+  explicit Graph(const OpRegistry* registry = OpRegistry::Global());
+  ~Graph();
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  // Looks up the op, fills attr defaults, validates attrs and input count
+  // (the NodeDef's input strings count, but are not connected: callers add
+  // edges). Fails on a duplicate name.
+  StatusOr<Node*> AddNode(NodeDef def);
+  // Type-checks the connection; a ref output may feed a non-ref input of its
+  // base type (it is read), never the reverse.
+  StatusOr<const Edge*> AddEdge(Node* src, int src_output, Node* dst, int dst_input);
+  const Edge* AddControlEdge(Node* src, Node* dst);
+  void RemoveEdge(const Edge* e);
+  void RemoveNode(Node* node);  // and its edges
+
+  Node* FindNode(const std::string& name) const;
+  Node* FindNodeId(int id) const { return id >= 0 && id < static_cast<int>(nodes_.size()) ? nodes_[id].get() : nullptr; }
+  // Upper bound on node ids (some ids may be free after RemoveNode).
+  int num_node_ids() const { return static_cast<int>(nodes_.size()); }
+  int num_nodes() const { return num_nodes_; }
+  // Live nodes in id order.
+  std::vector<Node*> nodes() const;
+
+  const VersionDef& versions() const { return versions_; }
+  void set_versions(const VersionDef& v) { versions_ = v; }
+  const OpRegistry* registry() const { return registry_; }
+
+  // Nodes in id order, inputs rebuilt from the edges: data inputs by slot,
+  // then control inputs.
+  void ToGraphDef(GraphDef* out) const;
+
+  // A topological order; if the graph has a cycle, InvalidArgument naming
+  // the nodes on one cycle.
+  Status TopologicalOrder(std::vector<Node*>* order) const;
+
+ private:
+  const OpRegistry* registry_;
+  std::vector<std::unique_ptr<Node>> nodes_;  // index = id; null when removed
+  std::vector<std::unique_ptr<Edge>> edges_;  // index = id; null when removed
+  std::unordered_map<std::string, Node*> by_name_;
+  int num_nodes_ = 0;
+  VersionDef versions_;
+};
+
+// Builds `graph` (which must be empty) from `def`: validates every node
+// (op, attrs, input count, types of every edge, dangling inputs, duplicate
+// names) and rejects cycles. Errors name the node involved.
+Status ConvertGraphDefToGraph(const GraphDef& def, Graph* graph);
+
+}  // namespace flowvm
+
+#endif  // FLOWVM_GRAPH_GRAPH_H_

@@ -1,0 +1,77 @@
+// Static shape inference. Each op's shape function reads the (partial)
+// shapes of its inputs, its attrs and, when an input is a constant, that
+// input's value, and sets the (partial) shapes of its outputs. A shape
+// function that proves the node can never run (e.g. MatMul of [2,3] by
+// [4,5]) returns InvalidArgument; the refiner adds the node's name.
+#ifndef FLOWVM_GRAPH_SHAPE_INFERENCE_H_
+#define FLOWVM_GRAPH_SHAPE_INFERENCE_H_
+
+#include <vector>
+
+#include "flowvm/status.h"
+#include "flowvm/tensor.h"
+#include "flowvm/tensor_shape.h"
+#include "graph/graph.h"
+#include "graph/node_def_util.h"
+
+namespace flowvm {
+
+class InferenceContext {
+ public:
+  InferenceContext(const Node* node, std::vector<PartialTensorShape> inputs, std::vector<const Tensor*> input_values);
+
+  const NodeDef& node_def() const { return node_->def(); }
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  int num_outputs() const { return static_cast<int>(outputs_.size()); }
+  const PartialTensorShape& input(int i) const { return inputs_[i]; }
+  DataType input_type(int i) const { return node_->input_type(i); }
+  DataType output_type(int i) const { return node_->output_type(i); }
+  // The value of input i if it is a constant known at graph time, else null.
+  const Tensor* input_tensor(int i) const { return input_values_[i]; }
+
+  void set_output(int i, PartialTensorShape shape) { outputs_[i] = std::move(shape); }
+  const PartialTensorShape& output(int i) const { return outputs_[i]; }
+
+  template <typename T>
+  Status GetAttr(const std::string& name, T* out) const {
+    return GetNodeAttr(node_->def(), name, out);
+  }
+
+  // Input i merged with "rank `rank`", or InvalidArgument saying which input
+  // has which shape.
+  Status WithRank(int i, int rank, PartialTensorShape* out) const;
+  // a and b must agree where both are known; out gets the known one.
+  Status MergeDim(int64_t a, int64_t b, int64_t* out, const char* what) const;
+
+ private:
+  const Node* node_;
+  std::vector<PartialTensorShape> inputs_;
+  std::vector<const Tensor*> input_values_;
+  std::vector<PartialTensorShape> outputs_;
+};
+
+// Common shape functions.
+Status UnchangedShape(InferenceContext* c);  // output 0 = input 0
+Status ScalarShape(InferenceContext* c);     // every output is a scalar
+Status UnknownShape(InferenceContext* c);    // every output unknown
+// NumPy broadcasting of inputs 0 and 1 into output 0.
+Status BroadcastBinaryOpShape(InferenceContext* c);
+// Broadcasts two shapes; InvalidArgument if they cannot be broadcast.
+StatusOr<PartialTensorShape> BroadcastShapes(const PartialTensorShape& a, const PartialTensorShape& b);
+
+// The inferred output shapes of every node, indexed by node id.
+class ShapeRefiner {
+ public:
+  // Runs every node's shape function in topological order.
+  Status InferAll(const Graph& graph);
+  // Output shapes of node `id` (empty vector if not inferred).
+  const std::vector<PartialTensorShape>& OutputShapes(int id) const;
+
+ private:
+  std::vector<std::vector<PartialTensorShape>> shapes_;
+  std::vector<Tensor> const_values_;  // by node id; uninitialized if not Const
+};
+
+}  // namespace flowvm
+
+#endif  // FLOWVM_GRAPH_SHAPE_INFERENCE_H_
