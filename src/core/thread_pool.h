@@ -1,0 +1,53 @@
+// ThreadPool: a fixed set of worker threads running closures.
+//
+// Idle workers spin briefly (polling the queue) before they sleep, because a
+// sleeping thread takes ~20 µs to wake on a virtual machine while a spinning
+// one picks up work in well under a microsecond; an executor hands off small
+// nodes far more often than that. Schedule never blocks. The destructor runs
+// every closure already scheduled, then joins the workers. Thread-safe.
+#ifndef FLOWVM_CORE_THREAD_POOL_H_
+#define FLOWVM_CORE_THREAD_POOL_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace flowvm {
+
+class ThreadPool {
+ public:
+  // `spin_us`: how long an idle worker polls before sleeping.
+  ThreadPool(std::string name, int num_threads, int spin_us = 50);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  void Schedule(std::function<void()> fn);
+  int num_threads() const { return static_cast<int>(threads_.size()); }
+
+  // Threads the machine offers (at least 1).
+  static int HardwareConcurrency();
+
+ private:
+  void WorkerLoop();
+  bool TryPop(std::function<void()>* fn);
+
+  std::string name_;
+  int spin_us_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> queue_;
+  std::atomic<int> queued_{0};
+  int sleepers_ = 0;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace flowvm
+
+#endif  // FLOWVM_CORE_THREAD_POOL_H_

@@ -1,0 +1,105 @@
+#include "kernels/framework/kernel_registry.h"
+
+#include <map>
+#include <mutex>
+
+namespace flowvm {
+
+namespace {
+
+struct Registration {
+  KernelDef def;
+  KernelFactory factory;
+};
+
+struct Registry {
+  std::mutex mu;
+  std::multimap<std::string, Registration> by_op;
+};
+
+Registry* GlobalRegistry() {
+  static Registry* r = new Registry();
+  return r;
+}
+
+bool Matches(const KernelDef& def, const std::string& device_type, const NodeDef& node) {
+  if (def.device_type != device_type) return false;
+  for (const auto& [attr, types] : def.type_constraints) {
+    const AttrValue* v = FindNodeAttr(node, attr);
+    if (v == nullptr) return false;
+    auto allowed = [&](int t) {
+      for (DataType a : types)
+        if (a == t) return true;
+      return false;
+    };
+    if (v->value_case() == AttrValue::kType) {
+      if (!allowed(v->type())) return false;
+    } else if (v->value_case() == AttrValue::kList) {
+      for (int t : v->list().type())
+        if (!allowed(t)) return false;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+const Registration* Find(const std::string& device_type, const NodeDef& node) {
+  Registry* r = GlobalRegistry();
+  std::lock_guard<std::mutex> lock(r->mu);
+  auto [begin, end] = r->by_op.equal_range(node.op());
+  for (auto it = begin; it != end; ++it)
+    if (Matches(it->second.def, device_type, node)) return &it->second;
+  return nullptr;
+}
+
+std::string DescribeRegistered(const std::string& op) {
+  Registry* r = GlobalRegistry();
+  std::lock_guard<std::mutex> lock(r->mu);
+  auto [begin, end] = r->by_op.equal_range(op);
+  std::string out;
+  for (auto it = begin; it != end; ++it) {
+    std::string one = it->second.def.device_type;
+    for (const auto& [attr, types] : it->second.def.type_constraints) {
+      one += " " + attr + "=";
+      for (size_t i = 0; i < types.size(); ++i) one += (i ? "|" : "") + DataTypeName(types[i]);
+    }
+    out += (out.empty() ? "" : "; ") + one;
+  }
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+KernelDefBuilder& KernelDefBuilder::TypeConstraint(const std::string& attr, std::vector<DataType> types) {
+  def_.type_constraints.emplace_back(attr, std::move(types));
+  return *this;
+}
+
+void internal::RegisterKernel(const KernelDef& def, KernelFactory factory) {
+  Registry* r = GlobalRegistry();
+  std::lock_guard<std::mutex> lock(r->mu);
+  r->by_op.emplace(def.op, Registration{def, std::move(factory)});
+}
+
+bool KernelExists(const std::string& device_type, const NodeDef& node) { return Find(device_type, node) != nullptr; }
+
+StatusOr<std::unique_ptr<OpKernel>> CreateOpKernel(const std::string& device_type, const NodeDef& node,
+                                                   const OpDef& op_def, const DataTypeVector& input_types,
+                                                   const DataTypeVector& output_types, ResourceMgr* resource_mgr) {
+  const Registration* reg = Find(device_type, node);
+  if (reg == nullptr) {
+    std::string types;
+    for (const auto& [name, v] : node.attr())
+      if (v.value_case() == AttrValue::kType) types += (types.empty() ? "" : ", ") + name + "=" + DataTypeName(v.type());
+    return errors::NotFound(NodeLabel(node), ": no ", device_type, " kernel for op ", node.op(),
+                            types.empty() ? "" : " with " + types, " (registered kernels: ", DescribeRegistered(node.op()),
+                            ")");
+  }
+  OpKernelConstruction ctx(device_type, &node, &op_def, &input_types, &output_types, resource_mgr);
+  std::unique_ptr<OpKernel> kernel(reg->factory(&ctx));
+  if (!ctx.status().ok()) return AttachNode(ctx.status(), node);
+  return kernel;
+}
+
+}  // namespace flowvm

@@ -1,0 +1,223 @@
+// The kernel interface. An OpKernel is created once per node of a prepared
+// graph (it may precompute from attrs) and then computed once per step, from
+// any number of concurrent steps: Compute must be thread-safe and keep
+// per-step data in the OpKernelContext.
+//
+// Synchronous kernels implement Compute. Asynchronous kernels (Recv, queue
+// ops) derive from AsyncOpKernel and implement ComputeAsync, calling `done`
+// when finished: they hold no thread while they wait.
+//
+// Errors: a kernel reports failure with ctx->SetStatus (or the OP_REQUIRES
+// macros) and returns; the executor names the node and cancels the step.
+#ifndef FLOWVM_KERNELS_FRAMEWORK_OP_KERNEL_H_
+#define FLOWVM_KERNELS_FRAMEWORK_OP_KERNEL_H_
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "flowvm/dtype.h"
+#include "flowvm/status.h"
+#include "flowvm/tensor.h"
+#include "graph/node_def_util.h"
+
+namespace flowvm {
+
+class CancellationManager;
+class Rendezvous;
+class ResourceMgr;
+class CallFrame;
+class AsyncOpKernel;
+
+// Kernels are registered per device type; only "CPU" exists so far.
+inline constexpr const char* DEVICE_CPU = "CPU";
+
+// What the kernel sees of its node at construction time.
+class OpKernelConstruction {
+ public:
+  OpKernelConstruction(std::string device_type, const NodeDef* def, const OpDef* op_def,
+                       const DataTypeVector* input_types, const DataTypeVector* output_types,
+                       ResourceMgr* resource_mgr)
+      : device_type_(std::move(device_type)), def_(def), op_def_(op_def), input_types_(input_types),
+        output_types_(output_types), resource_mgr_(resource_mgr) {}
+
+  const NodeDef& def() const { return *def_; }
+  const OpDef& op_def() const { return *op_def_; }
+  const std::string& device_type() const { return device_type_; }
+  const DataTypeVector& input_types() const { return *input_types_; }
+  const DataTypeVector& output_types() const { return *output_types_; }
+  ResourceMgr* resource_manager() const { return resource_mgr_; }
+
+  template <typename T>
+  Status GetAttr(const std::string& name, T* out) const {
+    return GetNodeAttr(*def_, name, out);
+  }
+  void SetStatus(const Status& s) { status_.Update(s); }
+  const Status& status() const { return status_; }
+
+ private:
+  std::string device_type_;
+  const NodeDef* def_;
+  const OpDef* op_def_;
+  const DataTypeVector* input_types_;
+  const DataTypeVector* output_types_;
+  ResourceMgr* resource_mgr_;
+  Status status_;
+};
+
+class OpKernelContext;
+
+class OpKernel {
+ public:
+  explicit OpKernel(OpKernelConstruction* ctx);
+  virtual ~OpKernel();
+  OpKernel(const OpKernel&) = delete;
+  OpKernel& operator=(const OpKernel&) = delete;
+
+  virtual void Compute(OpKernelContext* ctx) = 0;
+  virtual AsyncOpKernel* AsAsync() { return nullptr; }
+  // Cheap kernels run inline on the thread that made them ready; expensive
+  // ones may be handed to another thread when more than one node is ready.
+  virtual bool IsExpensive() const { return true; }
+
+  const NodeDef& def() const { return def_; }
+  const std::string& name() const { return def_.name(); }
+  const std::string& type_string() const { return def_.op(); }
+  int num_inputs() const { return static_cast<int>(input_types_.size()); }
+  int num_outputs() const { return static_cast<int>(output_types_.size()); }
+  DataType input_type(int i) const { return input_types_[i]; }
+  DataType output_type(int i) const { return output_types_[i]; }
+
+ private:
+  NodeDef def_;
+  DataTypeVector input_types_, output_types_;
+};
+
+class AsyncOpKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  using DoneCallback = std::function<void()>;
+  // Must call `done` exactly once, on any thread, after setting outputs or
+  // an error on ctx. ctx stays valid until then.
+  virtual void ComputeAsync(OpKernelContext* ctx, DoneCallback done) = 0;
+  AsyncOpKernel* AsAsync() final { return this; }
+  // Runs ComputeAsync and blocks until done (for callers that need a result
+  // now, e.g. constant folding).
+  void Compute(OpKernelContext* ctx) final;
+};
+
+// One input as the executor hands it over: a value, or (for ref inputs) a
+// pointer to the variable's tensor and the mutex that guards it.
+struct TensorValue {
+  Tensor* tensor = nullptr;
+  std::mutex* mutex_if_ref = nullptr;
+  bool is_ref() const { return mutex_if_ref != nullptr; }
+};
+
+// One output slot, filled by the kernel.
+struct OutputSlot {
+  Tensor value;
+  Tensor* ref = nullptr;  // set for ref outputs
+  std::mutex* ref_mu = nullptr;
+  bool has_value = false;
+};
+
+// Per-step state every kernel of the step may use.
+struct StepState {
+  int64_t step_id = 0;
+  CancellationManager* cancellation = nullptr;
+  Rendezvous* rendezvous = nullptr;
+  ResourceMgr* resource_mgr = nullptr;
+  CallFrame* call_frame = nullptr;  // feeds and fetches of a Session::Run
+};
+
+class OpKernelContext {
+ public:
+  OpKernelContext(const StepState* step, OpKernel* kernel, TensorValue* inputs, OutputSlot* outputs)
+      : step_(step), kernel_(kernel), inputs_(inputs), outputs_(outputs) {}
+
+  OpKernel& op_kernel() const { return *kernel_; }
+  const StepState& step() const { return *step_; }
+  int64_t step_id() const { return step_->step_id; }
+  ResourceMgr* resource_manager() const { return step_->resource_mgr; }
+  CancellationManager* cancellation_manager() const { return step_->cancellation; }
+  Rendezvous* rendezvous() const { return step_->rendezvous; }
+  CallFrame* call_frame() const { return step_->call_frame; }
+
+  int num_inputs() const { return kernel_->num_inputs(); }
+  int num_outputs() const { return kernel_->num_outputs(); }
+  // A non-ref input. (The executor has already read ref inputs that the op
+  // takes by value.)
+  const Tensor& input(int i) const { return *inputs_[i].tensor; }
+  // A ref input: the variable's tensor, guarded by *mutex.
+  Tensor* mutable_input(int i) const { return inputs_[i].tensor; }
+  std::mutex* input_ref_mutex(int i) const { return inputs_[i].mutex_if_ref; }
+  bool input_is_ref(int i) const { return inputs_[i].is_ref(); }
+
+  // Allocates output i; errors (out of memory) are also set on the context.
+  Status allocate_output(int i, const TensorShape& shape, Tensor** out);
+  void set_output(int i, Tensor value) {
+    outputs_[i].value = std::move(value);
+    outputs_[i].has_value = true;
+  }
+  void set_output_ref(int i, std::mutex* mu, Tensor* ref) {
+    outputs_[i].ref = ref;
+    outputs_[i].ref_mu = mu;
+    outputs_[i].has_value = true;
+  }
+  // Hands input i's buffer to output i if nobody else holds it (in-place).
+  bool forward_input_to_output(int input, int output, const TensorShape& shape, Tensor** out);
+
+  void SetStatus(const Status& s) { status_.Update(s); }
+  const Status& status() const { return status_; }
+
+ private:
+  const StepState* step_;
+  OpKernel* kernel_;
+  TensorValue* inputs_;
+  OutputSlot* outputs_;
+  Status status_;
+};
+
+// Kernel error handling in the style of TensorFlow's OP_REQUIRES.
+#define OP_REQUIRES(CTX, EXP, STATUS)         \
+  do {                                        \
+    if (!(EXP)) {                             \
+      (CTX)->SetStatus(STATUS);               \
+      return;                                 \
+    }                                         \
+  } while (0)
+
+#define OP_REQUIRES_OK(CTX, ...)              \
+  do {                                        \
+    ::flowvm::Status _s(__VA_ARGS__);         \
+    if (!_s.ok()) {                           \
+      (CTX)->SetStatus(_s);                   \
+      return;                                 \
+    }                                         \
+  } while (0)
+
+#define OP_REQUIRES_ASYNC(CTX, EXP, STATUS, DONE) \
+  do {                                            \
+    if (!(EXP)) {                                 \
+      (CTX)->SetStatus(STATUS);                   \
+      (DONE)();                                   \
+      return;                                     \
+    }                                             \
+  } while (0)
+
+#define OP_REQUIRES_OK_ASYNC(CTX, STATUS, DONE)   \
+  do {                                            \
+    ::flowvm::Status _s(STATUS);                  \
+    if (!_s.ok()) {                               \
+      (CTX)->SetStatus(_s);                       \
+      (DONE)();                                   \
+      return;                                     \
+    }                                             \
+  } while (0)
+
+}  // namespace flowvm
+
+#endif  // FLOWVM_KERNELS_FRAMEWORK_OP_KERNEL_H_
