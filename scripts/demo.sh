@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The two-command experience: installs what is needed, builds flowvm, then
+# builds a small graph, saves it as a GraphDef and runs it with the CLI.
+#
+#   bash scripts/demo.sh
+#
+# The steps are listed at the bottom of this file, one `step` line each:
+# an explanation followed by the command. Edit that list to change the demo.
+set -euo pipefail
+
+repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo_root"
+
+step_no=0
+# step "what this step does and why" command [args...]
+step() {
+  local explanation=$1
+  shift
+  step_no=$((step_no + 1))
+  printf '\n==> [%d] %s\n    $ %s\n\n' "$step_no" "$explanation" "$*"
+  if ! "$@"; then
+    printf '\ndemo.sh: step %d failed: %s\n' "$step_no" "$*" >&2
+    exit 1
+  fi
+}
+
+mkdir -p out
+
+# ---- the demo, step by step ------------------------------------------------
+step "Install the compilers and libraries flowvm needs (apt-get; skipped when all are present)." \
+  bash scripts/setup.sh
+
+step "Configure and build flowvm (library, CLI, examples) into build/ with CMake + Ninja, Release mode." \
+  bash scripts/build.sh build
+
+step "Build a small graph with the C++ API and save it as a GraphDef (out/demo.pb); also write its input x as out/x.npy." \
+  build/examples/flowvm_demo out/demo.pb
+
+step "Run the saved graph with the flowvm CLI: feed x from out/x.npy, fetch y; the result is written to out/ (-v prints what the runtime does)." \
+  build/flowvm run out/demo.pb --fetch y --feed x=out/x.npy --output-dir out -v
+# ----------------------------------------------------------------------------
+
+printf '\nDone. Files in out/:\n'
+ls -l out

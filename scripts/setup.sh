@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Installs everything flowvm needs to build, test and fuzz, using apt-get only.
+#
+#   bash scripts/setup.sh           # build + test dependencies
+#   bash scripts/setup.sh --bench   # ... plus python3-torch for the peer benchmarks
+#
+# Idempotent: when every package is already installed it does not call apt-get
+# at all; otherwise it runs `apt-get update` once and installs what is missing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build g++ clang
+  libclang-rt-14-dev            # libFuzzer + sanitizer runtimes for clang
+  pkg-config
+  libprotobuf-dev protobuf-compiler
+  libeigen3-dev libopenblas-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3-numpy
+)
+
+for arg in "$@"; do
+  case "$arg" in
+    --bench) packages+=(python3-torch) ;;
+    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown argument '$arg' (expected --bench)" >&2; exit 2 ;;
+  esac
+done
+
+# Which packages are not installed yet? (dpkg-query fails for unknown names.)
+missing=()
+for pkg in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
+  if [[ "$status" != "installed" ]]; then
+    missing+=("$pkg")
+  fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "setup.sh: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+echo "setup.sh: installing ${missing[*]}"
+
+as_root=()
+if [[ $(id -u) -ne 0 ]]; then
+  if command -v sudo >/dev/null 2>&1; then
+    as_root=(sudo)
+  else
+    echo "setup.sh: need root to install packages (${missing[*]}), and sudo is not available" >&2
+    exit 1
+  fi
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+if ! "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update </dev/null; then
+  echo "setup.sh: ERROR: 'apt-get update' failed; check network access and /etc/apt/sources.list" >&2
+  exit 1
+fi
+if ! "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y --no-install-recommends "${missing[@]}" </dev/null; then
+  echo "setup.sh: ERROR: 'apt-get install' failed for: ${missing[*]}" >&2
+  exit 1
+fi
+echo "setup.sh: done"

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Builds and tests flowvm the way CI does:
+#   (a) Release build in build/ and its tests,
+#   (b) clang build with AddressSanitizer + UndefinedBehaviorSanitizer in
+#       build-asan/ and its tests,
+#   (c) the GraphDef fuzzer over fuzz/corpus/ for a bounded time.
+#
+#   bash scripts/test.sh
+#   FLOWVM_SKIP_ASAN=1 bash scripts/test.sh      # only (a): quick local run
+#   FLOWVM_FUZZ_SECONDS=300 bash scripts/test.sh # fuzz longer (default 60)
+#
+# Ends with one line "N passed, M failed" (tests of both ctest runs; a build
+# that fails or a fuzzer that finds a crash counts as one failure more) and
+# exits non-zero if anything failed.
+set -euo pipefail
+
+repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo_root"
+
+fuzz_seconds=${FLOWVM_FUZZ_SECONDS:-60}
+ctest_args=(--output-on-failure -j2 --timeout 600)
+
+total_passed=0
+total_failed=0
+notes=()
+
+tmp_root=$(mktemp -d "${TMPDIR:-/tmp}/flowvm-test.XXXXXX")
+keep_tmp=0
+cleanup() {
+  if [[ $keep_tmp -eq 0 ]]; then rm -rf "$tmp_root"; fi
+}
+trap cleanup EXIT
+
+banner() { printf '\n======== %s ========\n\n' "$*"; }
+
+# fail_stage "what failed": counts one failure that is not a ctest test.
+fail_stage() {
+  echo "test.sh: FAILED: $*" >&2
+  notes+=("FAILED: $*")
+  total_failed=$((total_failed + 1))
+}
+
+# run_ctest NAME BUILD_DIR: runs ctest there and adds its counts to the totals.
+run_ctest() {
+  local name=$1 dir=$2 log="$tmp_root/ctest-$1.log" rc=0
+  ctest --test-dir "$dir" "${ctest_args[@]}" 2>&1 | tee "$log" || rc=$?
+  # e.g. "95% tests passed, 1 tests failed out of 20"
+  local line
+  line=$(grep -E '[0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1 || true)
+  if [[ $line =~ ([0-9]+)\ tests?\ failed\ out\ of\ ([0-9]+) ]]; then
+    local failed=${BASH_REMATCH[1]} total=${BASH_REMATCH[2]}
+    total_passed=$((total_passed + total - failed))
+    total_failed=$((total_failed + failed))
+    notes+=("$name: $((total - failed)) passed, $failed failed")
+    if [[ $rc -ne 0 && $failed -eq 0 ]]; then
+      fail_stage "$name: ctest exited with status $rc"
+    fi
+  elif grep -q 'No tests were found' "$log"; then
+    notes+=("$name: no tests found")
+  else
+    fail_stage "$name: ctest exited with status $rc and printed no summary"
+  fi
+}
+
+banner "setup: packages"
+bash scripts/setup.sh
+
+# ---- (a) Release build and tests --------------------------------------------
+banner "(a) Release build in build/"
+if bash scripts/build.sh build -DCMAKE_BUILD_TYPE=Release -DFLOWVM_BUILD_TESTS=ON; then
+  banner "(a) ctest build/"
+  run_ctest release build
+else
+  fail_stage "release: build failed"
+fi
+
+# ---- (b) sanitizer build and tests ------------------------------------------
+if [[ "${FLOWVM_SKIP_ASAN:-0}" == "1" ]]; then
+  notes+=("asan: skipped (FLOWVM_SKIP_ASAN=1)")
+else
+  banner "(b) ASan+UBSan build in build-asan/ (clang)"
+  # Full paths, so that re-configuring an existing build-asan/ never looks
+  # like a compiler change to cmake (which would throw the cache away).
+  cc=$(command -v clang || echo clang)
+  cxx=$(command -v clang++ || echo clang++)
+  asan_args=(
+    -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx"
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    "-DFLOWVM_SANITIZE=address,undefined"
+    -DFLOWVM_BUILD_TESTS=ON
+    -DFLOWVM_BUILD_BENCH=OFF
+  )
+  if [[ -f fuzz/CMakeLists.txt ]]; then
+    asan_args+=(-DFLOWVM_BUILD_FUZZ=ON)
+  else
+    asan_args+=(-DFLOWVM_BUILD_FUZZ=OFF)
+  fi
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+  export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  if bash scripts/build.sh build-asan "${asan_args[@]}"; then
+    banner "(b) ctest build-asan/"
+    run_ctest asan build-asan
+
+    # ---- (c) fuzzing ---------------------------------------------------------
+    fuzzer=build-asan/fuzz/graphdef_fuzzer
+    if [[ -x $fuzzer ]]; then
+      banner "(c) $fuzzer for ${fuzz_seconds}s"
+      # Work on a copy of the corpus: libFuzzer adds the inputs it finds to
+      # the corpus directory and writes crash files beside it.
+      fuzz_dir="$tmp_root/fuzz"
+      mkdir -p "$fuzz_dir/corpus" "$fuzz_dir/artifacts"
+      if [[ -d fuzz/corpus ]]; then
+        cp -R fuzz/corpus/. "$fuzz_dir/corpus/"
+      fi
+      fuzz_rc=0
+      (cd "$fuzz_dir" &&
+        "$repo_root/$fuzzer" -max_total_time="$fuzz_seconds" -timeout=30 \
+          -print_final_stats=1 -artifact_prefix="$fuzz_dir/artifacts/" corpus
+      ) </dev/null || fuzz_rc=$?
+      if [[ $fuzz_rc -eq 0 ]]; then
+        notes+=("fuzz: no crash in ${fuzz_seconds}s")
+      else
+        keep_tmp=1
+        fail_stage "fuzz: $fuzzer exited with status $fuzz_rc; inputs kept in $fuzz_dir/artifacts/"
+      fi
+    else
+      notes+=("fuzz: $fuzzer not built, skipped")
+    fi
+  else
+    fail_stage "asan: build failed"
+  fi
+fi
+
+banner "summary"
+for note in "${notes[@]}"; do
+  echo "  $note"
+done
+echo "$total_passed passed, $total_failed failed"
+if [[ $total_failed -ne 0 ]]; then
+  exit 1
+fi
