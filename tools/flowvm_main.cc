@@ -1,1 +1,49 @@
-int main() { return 0; }
+// The `flowvm` command: run a graph, or inspect one.
+//
+// On success the exit status is 0. On any error, one line goes to stderr,
+// beginning with the error code ("InvalidArgument: node 'x' (MatMul): ..."),
+// and the exit status is 1 (2 for a usage error).
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+
+namespace {
+
+const char kUsage[] =
+    "usage:\n"
+    "  flowvm run GRAPH.(pb|pbtxt) --fetch NAME[:PORT]... [--feed NAME[:PORT]=FILE.npy]...\n"
+    "             [--target NODE]... [--init NODE]... [--repeat K] [--output-dir DIR]\n"
+    "             [--threads N] [-v]\n"
+    "  flowvm inspect GRAPH.(pb|pbtxt) [-v]\n"
+    "  flowvm help\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
+    std::fputs(kUsage, args.empty() ? stderr : stdout);
+    return args.empty() ? 2 : 0;
+  }
+  std::string command = args[0];
+  args.erase(args.begin());
+  flowvm::Status s;
+  if (command == "run") {
+    s = flowvm::cli::RunCommand(args);
+  } else if (command == "inspect") {
+    s = flowvm::cli::InspectCommand(args);
+  } else {
+    std::fprintf(stderr, "InvalidArgument: unknown command '%s'\n%s", command.c_str(), kUsage);
+    return 2;
+  }
+  if (!s.ok()) {
+    std::string line = s.ToString();
+    for (char& c : line)
+      if (c == '\n') c = ' ';
+    std::fprintf(stderr, "%s\n", line.c_str());
+    return s.code() == flowvm::Code::kInvalidArgument && s.message().rfind("usage", 0) == 0 ? 2 : 1;
+  }
+  return 0;
+}

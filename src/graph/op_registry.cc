@@ -56,7 +56,7 @@ Status ParseAttrSpec(std::string_view spec, OpDef::AttrDef* attr) {
       if (c == '\'' || c == '"') quote = c;
       else if (c == '{' || c == '(' || c == '[') ++depth;
       else if (c == '}' || c == ')' || c == ']') --depth;
-      else if (c == '=' && depth == 0) {
+      else if (c == '=' && depth == 0 && (i == 0 || rest[i - 1] != '>')) {
         default_text = Trim(rest.substr(i + 1));
         rest = Trim(rest.substr(0, i));
         break;

@@ -51,7 +51,7 @@ Status RewriteGraphForRun(Graph* graph, const std::vector<std::string>& feeds,
       if (GetNodeAttr(src->def(), "shape", &shape).ok()) spec.shape = shape;
     }
     NodeDef arg;
-    arg.set_name(UniqueName(*graph, "_arg_" + id.node + "_" + std::to_string(id.port)));
+    arg.set_name(UniqueName(*graph, id.node + "/_feed" + std::to_string(id.port)));
     arg.set_op("_Arg");
     (*arg.mutable_attr())["T"] = MakeAttrValue(spec.dtype);
     (*arg.mutable_attr())["index"] = MakeAttrValue(static_cast<int64_t>(i));
@@ -84,10 +84,11 @@ Status RewriteGraphForRun(Graph* graph, const std::vector<std::string>& feeds,
       port = 0;
     }
     NodeDef ret;
-    ret.set_name(UniqueName(*graph, "_retval_" + id.node + "_" + std::to_string(id.port)));
+    ret.set_name(UniqueName(*graph, id.node + "/_fetch" + std::to_string(id.port)));
     ret.set_op("_Retval");
     (*ret.mutable_attr())["T"] = MakeAttrValue(BaseType(src->output_type(port)));
     (*ret.mutable_attr())["index"] = MakeAttrValue(static_cast<int64_t>(i));
+    ret.add_input(src->name() + ":" + std::to_string(port));  // counted by validation; wired below
     FLOWVM_ASSIGN_OR_RETURN(Node * ret_node, graph->AddNode(std::move(ret)));
     FLOWVM_ASSIGN_OR_RETURN(const Edge* e, graph->AddEdge(src, port, ret_node, 0));
     (void)e;

@@ -24,10 +24,11 @@ Registry* GlobalRegistry() {
 
 bool Matches(const KernelDef& def, const std::string& device_type, const NodeDef& node) {
   if (def.device_type != device_type) return false;
-  for (const auto& [attr, types] : def.type_constraints) {
-    const AttrValue* v = FindNodeAttr(node, attr);
+  for (const auto& constraint : def.type_constraints) {
+    const std::vector<DataType>& types = constraint.second;
+    const AttrValue* v = FindNodeAttr(node, constraint.first);
     if (v == nullptr) return false;
-    auto allowed = [&](int t) {
+    auto allowed = [&types](int t) {
       for (DataType a : types)
         if (a == t) return true;
       return false;

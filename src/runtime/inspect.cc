@@ -1,0 +1,78 @@
+#include "flowvm/inspect.h"
+
+#include <algorithm>
+#include <set>
+
+#include "graph/attr_value_util.h"
+#include "graph/graph.h"
+#include "graph/shape_inference.h"
+#include "kernels/framework/kernel_registry.h"
+
+namespace flowvm {
+
+Status ValidateGraphDef(const GraphDef& def) {
+  Graph graph;
+  FLOWVM_RETURN_IF_ERROR(ConvertGraphDefToGraph(def, &graph));
+  ShapeRefiner refiner;
+  FLOWVM_RETURN_IF_ERROR(refiner.InferAll(graph));
+  for (Node* n : graph.nodes())
+    if (!KernelExists(DEVICE_CPU, n->def()))
+      return errors::NotFound(n->label(), ": no CPU kernel for this op with these types");
+  return Status::OK();
+}
+
+GraphReport InspectGraph(const GraphDef& def) {
+  GraphReport report;
+  report.producer_version = def.versions().producer();
+  std::set<std::string> seen;
+  // Per-node checks first, so that one bad node does not hide the others.
+  for (const NodeDef& nd : def.node()) {
+    NodeReport r;
+    r.name = nd.name();
+    r.op = nd.op();
+    r.device = nd.device();
+    r.inputs.assign(nd.input().begin(), nd.input().end());
+    NodeDef filled = nd;
+    auto reg = OpRegistry::Global()->LookUp(nd.op());
+    if (!reg.ok()) {
+      report.errors.push_back(errors::NotFound(NodeLabel(nd), ": op type '", nd.op(), "' is not registered"));
+    } else {
+      AddDefaultsToNodeDef((*reg)->op_def, &filled);
+      Status s = ValidateNodeDef(filled, (*reg)->op_def);
+      if (!s.ok()) report.errors.push_back(AttachNode(s, nd));
+      else if (!KernelExists(DEVICE_CPU, filled))
+        report.errors.push_back(errors::NotFound(NodeLabel(nd), ": no CPU kernel for this op with these types"));
+    }
+    if (!seen.insert(nd.name()).second)
+      report.errors.push_back(errors::InvalidArgument(NodeLabel(nd), ": a node with this name already exists"));
+    std::vector<std::string> names;
+    for (const auto& [name, _] : filled.attr()) names.push_back(name);
+    std::sort(names.begin(), names.end());
+    for (const auto& name : names) r.attrs.emplace_back(name, SummarizeAttrValue(filled.attr().at(name)));
+    report.nodes.push_back(std::move(r));
+  }
+  if (!report.errors.empty()) return report;
+  // Edges, cycles and shapes need the whole graph.
+  Graph graph;
+  Status s = ConvertGraphDefToGraph(def, &graph);
+  if (!s.ok()) {
+    report.errors.push_back(s);
+    return report;
+  }
+  ShapeRefiner refiner;
+  Status shapes = refiner.InferAll(graph);
+  if (!shapes.ok()) report.errors.push_back(shapes);
+  for (NodeReport& r : report.nodes) {
+    Node* n = graph.FindNode(r.name);
+    if (n == nullptr) continue;
+    const auto& out_shapes = refiner.OutputShapes(n->id());
+    for (int i = 0; i < n->num_outputs(); ++i) {
+      std::string out = DataTypeName(n->output_type(i));
+      if (i < static_cast<int>(out_shapes.size())) out += " " + out_shapes[i].DebugString();
+      r.outputs.push_back(out);
+    }
+  }
+  return report;
+}
+
+}  // namespace flowvm
