@@ -36,8 +36,8 @@ step "Configure and build flowvm (library, CLI, examples) into build/ with CMake
 step "Build a small graph with the C++ API and save it as a GraphDef (out/demo.pb); also write its input x as out/x.npy." \
   build/examples/flowvm_demo out/demo.pb
 
-step "Run the saved graph with the flowvm CLI: feed x from out/x.npy, fetch y; the result is written to out/ (-v prints what the runtime does)." \
-  build/flowvm run out/demo.pb --fetch y --feed x=out/x.npy --output-dir out -v
+step "Run the saved graph with the flowvm CLI: initialise the variables (--init), then run 3 steps feeding x from out/x.npy and fetching y and the step counter; results go to out/ (-v explains what the runtime decides)." \
+  build/flowvm run out/demo.pb --init init --fetch y --fetch steps --feed x=out/x.npy --repeat 3 --output-dir out -v
 # ----------------------------------------------------------------------------
 
 printf '\nDone. Files in out/:\n'
