@@ -1,5 +1,7 @@
 #include "flowvm/tensor.h"
 
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -14,6 +16,8 @@ class InlineBuffer final : public TensorBuffer {
  public:
   static InlineBuffer* New(DataType dtype, int64_t n) {
     size_t elem = BaseType(dtype) == DT_STRING ? sizeof(std::string) : DataTypeSize(dtype);
+    // Refuse sizes whose byte count would wrap around: n may be up to 2^62.
+    if (n < 0 || static_cast<size_t>(n) > (SIZE_MAX - 2 * Tensor::kAlignment) / elem) return nullptr;
     size_t bytes = elem * static_cast<size_t>(n);
     size_t total = Tensor::kAlignment + ((bytes + Tensor::kAlignment - 1) / Tensor::kAlignment) * Tensor::kAlignment;
     void* mem = std::aligned_alloc(Tensor::kAlignment, total);
