@@ -41,8 +41,17 @@ StatusOr<std::unique_ptr<Executor>> Executor::Create(std::unique_ptr<Graph> grap
   for (size_t i = 0; i < nodes.size(); ++i) {
     Node* n = nodes[i];
     item_of[n->id()] = static_cast<int>(i);
+    // Kernels see their inputs by name (for messages such as which variable
+    // is uninitialized), as the edges of this graph wire them.
+    NodeDef def = n->def();
+    for (int k = 0; k < n->num_inputs(); ++k) {
+      const Edge* e = n->input_edge(k);
+      if (e == nullptr) return errors::InvalidArgument(n->label(), ": input ", k, " is not connected");
+      def.add_input(e->src_output() == 0 ? e->src()->name()
+                                         : e->src()->name() + ":" + std::to_string(e->src_output()));
+    }
     FLOWVM_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel,
-                            CreateOpKernel(options.device_type, n->def(), n->op_def(), n->input_types(),
+                            CreateOpKernel(options.device_type, def, n->op_def(), n->input_types(),
                                            n->output_types(), options.resource_mgr));
     NodeItem& item = exec->items_[i];
     item.node = n;
@@ -194,7 +203,7 @@ class Executor::StepRun {
         }
         if (!e.value.IsInitialized()) {
           const Edge* edge = item.node->input_edge(i);
-          return errors::FailedPrecondition(item.node->label(), ": attempting to use uninitialized value ",
+          return errors::FailedPrecondition(item.node->label(), ": Attempting to use uninitialized value ",
                                             edge ? edge->src()->name() : "(unknown)");
         }
       }
