@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -59,6 +60,9 @@ StatusOr<GraphDef> ParseGraphDef(std::string_view bytes, GraphFormat format) {
 }
 
 StatusOr<GraphDef> ReadGraphDefFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return errors::InvalidArgument("graph file '", path, "' is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     if (errno == ENOENT) return errors::NotFound("graph file '", path, "' does not exist");

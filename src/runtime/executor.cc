@@ -1,5 +1,6 @@
 #include "runtime/executor.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 
@@ -134,6 +135,11 @@ class Executor::StepRun {
     std::vector<TensorValue> inputs;
     std::vector<OutputSlot> outputs;
     std::unique_ptr<OpKernelContext> ctx;
+    // Whichever of `done` and ComputeAsync's return comes second finishes
+    // the node (and deletes the call).
+    enum Phase { kRunning, kDoneEarly, kReturned };
+    std::atomic<int> phase{kRunning};
+    std::vector<int> ready;  // set by `done` before it leaves kRunning
   };
 
   // Runs ready nodes on this thread until none is left for it.
@@ -151,7 +157,7 @@ class Executor::StepRun {
         outputs.clear();
         outputs.resize(item.num_outputs);
         if (s.ok() && item.async != nullptr) {
-          StartAsync(id, std::move(inputs));
+          if (StartAsync(id, std::move(inputs), inline_ready)) return;  // the step is over
           inputs.clear();
           continue;  // the kernel's done callback finishes this node
         }
@@ -167,7 +173,12 @@ class Executor::StepRun {
     }
   }
 
-  void StartAsync(int id, std::vector<TensorValue> inputs) {
+  // Starts an async kernel. If it calls `done` before ComputeAsync returns
+  // (e.g. a Recv whose tensor is already there), the nodes it made ready go
+  // to `inline_ready` instead of being run from inside the callback, so a
+  // chain of such kernels does not grow the stack. Returns true if the step
+  // is over (this object is gone).
+  bool StartAsync(int id, std::vector<TensorValue> inputs, std::vector<int>* inline_ready) {
     const NodeItem& item = exec_->items_[id];
     auto* call = new AsyncCall;
     call->inputs = std::move(inputs);
@@ -177,12 +188,21 @@ class Executor::StepRun {
       const NodeItem& item = exec_->items_[id];
       std::vector<int> ready;
       Propagate(item, call->ctx->status(), &call->outputs, &ready);
-      delete call;
       ClearInputs(item);
+      call->ready = std::move(ready);
+      int running = AsyncCall::kRunning;
+      if (call->phase.compare_exchange_strong(running, AsyncCall::kDoneEarly)) return;  // StartAsync continues
+      ready = std::move(call->ready);
+      delete call;
       std::vector<int> inline_ready;
       if (NodeDone(ready, &inline_ready)) return;
       RunInline(&inline_ready);
     });
+    int running = AsyncCall::kRunning;
+    if (call->phase.compare_exchange_strong(running, AsyncCall::kReturned)) return false;  // done comes later
+    std::vector<int> ready = std::move(call->ready);
+    delete call;
+    return NodeDone(ready, inline_ready);
   }
 
   Status PrepareInputs(const NodeItem& item, std::vector<TensorValue>* inputs) {

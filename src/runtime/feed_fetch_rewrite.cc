@@ -37,6 +37,14 @@ Status RewriteGraphForRun(Graph* graph, const std::vector<std::string>& feeds,
   result->pruned.clear();
   // (node name, port) -> the _Arg node that replaces it
   std::map<std::pair<std::string, int>, Node*> fed;
+  // Consumers that take a fed tensor by reference keep their edge to the
+  // original node; it is an error only if the step needs them.
+  struct RefConsumer {
+    Node* dst;
+    int slot;
+    std::string feed;
+  };
+  std::vector<RefConsumer> ref_consumers;
   for (size_t i = 0; i < feeds.size(); ++i) {
     Node* src = nullptr;
     FLOWVM_ASSIGN_OR_RETURN(TensorId id, ResolveTensor(*graph, feeds[i], "feed", &src));
@@ -62,9 +70,10 @@ Status RewriteGraphForRun(Graph* graph, const std::vector<std::string>& feeds,
     for (const Edge* e : to_rewire) {
       Node* dst = e->dst();
       int slot = e->dst_input();
-      if (IsRefType(dst->input_type(slot)))
-        return errors::InvalidArgument("feed '", canonical, "' cannot replace the reference that ", dst->label(),
-                                       " takes as input ", slot);
+      if (IsRefType(dst->input_type(slot))) {
+        ref_consumers.push_back({dst, slot, canonical});
+        continue;
+      }
       graph->RemoveEdge(e);
       FLOWVM_ASSIGN_OR_RETURN(const Edge* added, graph->AddEdge(arg_node, 0, dst, slot));
       (void)added;
@@ -117,6 +126,10 @@ Status RewriteGraphForRun(Graph* graph, const std::vector<std::string>& feeds,
       }
     }
   }
+  for (const RefConsumer& c : ref_consumers)
+    if (keep[c.dst->id()])
+      return errors::InvalidArgument("feed '", c.feed, "' cannot replace the reference that ", c.dst->label(),
+                                     " takes as input ", c.slot);
   for (Node* n : graph->nodes()) {
     if (keep[n->id()]) continue;
     if (n->op() != "_Arg") result->pruned.push_back(n->name());

@@ -28,7 +28,8 @@ struct RewriteResult {
 
 // Errors: NotFound for a feed, fetch or target naming no node;
 // InvalidArgument for a bad port, a duplicate feed, or a feed whose value a
-// consumer needs by reference.
+// consumer the step needs takes by reference (consumers that are pruned do
+// not matter).
 Status RewriteGraphForRun(Graph* graph, const std::vector<std::string>& feeds,
                           const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
                           RewriteResult* result);
