@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   } else if (command == "inspect") {
     s = flowvm::cli::InspectCommand(args);
   } else {
-    std::fprintf(stderr, "InvalidArgument: unknown command '%s'\n%s", command.c_str(), kUsage);
+    std::fprintf(stderr, "InvalidArgument: unknown command '%s' (try 'flowvm help')\n", command.c_str());
     return 2;
   }
   if (!s.ok()) {
