@@ -1,4 +1,5 @@
 // Human-readable renderings of tensor values, for the CLI and error messages.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -37,22 +38,25 @@ std::string Format(const T& v) {
   }
 }
 
-// Renders values in nested brackets, NumPy style; stops after max_values.
+// Renders values in nested brackets, NumPy style; stops after max_values,
+// or when `budget` (calls left) runs out: an empty tensor with huge
+// dimensions, e.g. [1000000000000,0], has no values to stop at.
 template <typename T>
 void Render(const T* data, const std::vector<int64_t>& dims, int dim, int64_t& index, int64_t limit,
-            std::string& out) {
+            int64_t& budget, std::string& out) {
+  --budget;
   if (dim == static_cast<int>(dims.size())) {
     out += Format(data[index++]);
     return;
   }
   out += "[";
   for (int64_t i = 0; i < dims[dim]; ++i) {
-    if (index >= limit) {
+    if (index >= limit || budget <= 0) {
       out += "...";
       break;
     }
     if (i) out += " ";
-    Render(data, dims, dim + 1, index, limit, out);
+    Render(data, dims, dim + 1, index, limit, budget, out);
   }
   out += "]";
 }
@@ -65,7 +69,9 @@ std::string Tensor::ValuesString(int max_values) const {
   VisitDataType(dtype_, [&](auto zero) {
     using T = decltype(zero);
     int64_t index = 0;
-    Render(data<T>(), shape_.dim_sizes(), 0, index, max_values, out);
+    // Enough to reach max_values values: each needs at most dims() + 1 calls.
+    int64_t budget = (std::max(max_values, 0) + int64_t{1}) * (shape_.dims() + 1);
+    Render(data<T>(), shape_.dim_sizes(), 0, index, max_values, budget, out);
   });
   return out;
 }

@@ -1,5 +1,6 @@
 #include "graph/attr_value_util.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -202,6 +203,17 @@ std::string SummarizeAttrValue(const AttrValue& v) {
     case AttrValue::kType: return DataTypeName(v.type());
     case AttrValue::kShape: return shape(v.shape());
     case AttrValue::kTensor: {
+      // At most 10 values are shown: do not materialize a tensor whose proto
+      // describes far more (a huge shape, repeated strings) than it carries.
+      auto dims = TensorShape::FromProto(v.tensor().tensor_shape());
+      if (dims.ok()) {
+        int64_t n = dims->num_elements();
+        size_t longest = 0;
+        for (const auto& s : v.tensor().string_val()) longest = std::max(longest, s.size());
+        if (n > (int64_t{1} << 16) || (longest > 0 && static_cast<uint64_t>(n) * longest > (uint64_t{1} << 24)))
+          return DataTypeName(v.tensor().dtype()) + " " + dims->DebugString() + " <" + std::to_string(n) +
+                 " values>";
+      }
       auto t = Tensor::FromProto(v.tensor());
       return t.ok() ? t->DebugString(10) : "<invalid tensor: " + t.status().message() + ">";
     }

@@ -2,6 +2,11 @@
 
 namespace flowvm {
 
+namespace {
+// The largest Const value shape inference materializes.
+constexpr int64_t kMaxConstElements = 1024;
+}  // namespace
+
 InferenceContext::InferenceContext(const Node* node, std::vector<PartialTensorShape> inputs,
                                    std::vector<const Tensor*> input_values)
     : node_(node),
@@ -73,9 +78,15 @@ Status ShapeRefiner::InferAll(const Graph& graph) {
   shapes_.assign(graph.num_node_ids(), {});
   const_values_.assign(graph.num_node_ids(), Tensor());
   for (Node* n : order) {
-    if (n->op() == "Const") {
+    // Only small constants are materialized (shape functions want shape-like
+    // values): a Const whose proto describes a huge tensor without carrying
+    // its bytes must not make validation allocate it.
+    const AttrValue* value = n->op() == "Const" ? FindNodeAttr(n->def(), "value") : nullptr;
+    if (value != nullptr && value->value_case() == AttrValue::kTensor && value->tensor().dtype() != DT_STRING) {
+      auto shape = TensorShape::FromProto(value->tensor().tensor_shape());
       Tensor t;
-      if (GetNodeAttr(n->def(), "value", &t).ok()) const_values_[n->id()] = t;
+      if (shape.ok() && shape->num_elements() <= kMaxConstElements && GetNodeAttr(n->def(), "value", &t).ok())
+        const_values_[n->id()] = t;
     }
     std::vector<PartialTensorShape> inputs(n->num_inputs());
     std::vector<const Tensor*> values(n->num_inputs(), nullptr);
