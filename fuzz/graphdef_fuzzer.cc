@@ -1,0 +1,308 @@
+// libFuzzer target: random bytes -> GraphDef (binary, and text when the bytes
+// look like text) -> ValidateGraphDef + InspectGraph -> for a valid, small
+// graph, one Session and a few bounded Runs.
+//
+// The aim is crashes, sanitizer reports, hangs and huge allocations caused by
+// a small input, not out-of-memory from legitimately large computations: a
+// graph is only run when a static bound on every tensor it can produce (and
+// on the MatMul work) is small. Nothing is fed, so Placeholders fail cleanly.
+//
+// Checked invariants (a violation aborts, so libFuzzer reports it):
+//   - ValidateGraphDef and InspectGraph agree on whether the graph is valid;
+//   - a graph ValidateGraphDef accepts, Session::Create accepts too;
+//   - a successful Run returns one tensor per fetch, of the fetched output's
+//     dtype and of a shape compatible with the statically inferred one.
+//
+// Build: cmake -DFLOWVM_BUILD_FUZZ=ON with clang (see fuzz/CMakeLists.txt).
+// Run:   graphdef_fuzzer -dict=fuzz/graphdef.dict CORPUS_COPY_DIR
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <google/protobuf/stubs/logging.h>
+
+#include "flowvm/graph_io.h"
+#include "flowvm/inspect.h"
+#include "flowvm/session.h"
+#include "flowvm/tensor.h"
+#include "graph/graph.h"
+#include "graph/shape_inference.h"
+
+namespace flowvm {
+namespace {
+
+constexpr int kMaxNodes = 64;
+constexpr int kMaxFetches = 4;
+constexpr int64_t kMaxElements = 1000000;          // per tensor
+constexpr int64_t kMaxTotalBytes = int64_t{256} << 20;  // all outputs of one step, roughly
+constexpr int64_t kMaxMatMulWork = 50000000;        // multiply-adds per MatMul
+constexpr int64_t kInf = int64_t{1} << 62;
+
+[[noreturn]] void Fail(const std::string& what) {
+  std::fprintf(stderr, "graphdef_fuzzer: invariant violated: %s\n", what.c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+int64_t SatMul(int64_t a, int64_t b) {
+  if (a == 0 || b == 0) return 0;
+  if (a >= kInf / b) return kInf;
+  return a * b;
+}
+int64_t SatAdd(int64_t a, int64_t b) { return a >= kInf - b ? kInf : a + b; }
+
+bool LooksLikeText(std::string_view bytes) {
+  if (bytes.empty()) return false;
+  for (unsigned char c : bytes)
+    if (c < 9 || (c > 13 && c < 32) || c == 127) return false;
+  return true;
+}
+
+// Upper bounds for one output of a node: how many elements it may have and,
+// for strings, how many bytes each element may hold.
+struct Bound {
+  int64_t elems = 0;
+  int64_t str_bytes = 0;
+};
+
+// Static bound on what running `graph` can allocate. Inferred shapes are
+// trusted when fully defined, except downstream of variables when an
+// Assign(validate_shape=false) may change a variable's shape at run time.
+// Variables share one bound (what any Assign* may store), found by iterating
+// to a fixed point; a bound that keeps growing (x = x + x through a
+// variable) means "too big". Returns false if the graph should not be run.
+bool BoundedEnough(const Graph& graph, const ShapeRefiner& refiner) {
+  std::vector<Node*> order;
+  if (!graph.TopologicalOrder(&order).ok()) return false;
+  bool reshaping_assign = false;
+  for (Node* n : order) {
+    // Shape attrs (Placeholder, VariableV2, ...) that describe huge tensors.
+    for (const auto& [name, v] : n->def().attr()) {
+      if (v.value_case() == AttrValue::kShape) {
+        auto s = PartialTensorShape::FromProto(v.shape());
+        if (s.ok() && s->num_elements() > kMaxElements) return false;
+        if (s.ok() && !s->unknown_rank())
+          for (int i = 0; i < s->dims(); ++i)
+            if (s->dim_size(i) > kMaxElements) return false;
+      }
+    }
+    if (n->op() == "Assign") {
+      bool validate = true;
+      if (!GetNodeAttr(n->def(), "validate_shape", &validate).ok() || !validate) reshaping_assign = true;
+    }
+  }
+
+  std::vector<std::vector<Bound>> bounds(graph.num_node_ids());
+  std::vector<char> var_derived(graph.num_node_ids(), 0);
+  Bound var_bound;  // what a variable may hold
+  for (int pass = 0; pass < 6; ++pass) {
+    Bound assigned = var_bound;
+    int64_t total_bytes = 0;
+    for (Node* n : order) {
+      const auto& shapes = refiner.OutputShapes(n->id());
+      std::vector<Bound> in(n->num_inputs());
+      bool from_var = false;
+      for (const Edge* e : n->in_edges()) {
+        if (e->IsControlEdge()) continue;
+        const auto& src = bounds[e->src()->id()];
+        if (e->src_output() < static_cast<int>(src.size())) in[e->dst_input()] = src[e->src_output()];
+        from_var = from_var || var_derived[e->src()->id()];
+      }
+      const std::string& op = n->op();
+      bool is_var = op == "VariableV2" || op == "Variable";
+      var_derived[n->id()] = is_var || from_var;
+      bool trust_shapes = !(reshaping_assign && var_derived[n->id()]);
+      std::vector<Bound> out(n->num_outputs());
+      for (int i = 0; i < n->num_outputs(); ++i) {
+        Bound b;
+        int64_t known = -1;
+        if (trust_shapes && i < static_cast<int>(shapes.size())) known = shapes[i].num_elements();
+        if (op == "Const") {
+          const AttrValue* v = FindNodeAttr(n->def(), "value");
+          if (v == nullptr || v->value_case() != AttrValue::kTensor) return false;
+          auto s = TensorShape::FromProto(v->tensor().tensor_shape());
+          if (!s.ok()) return false;
+          b.elems = s->num_elements();
+          for (const auto& str : v->tensor().string_val())
+            b.str_bytes = std::max<int64_t>(b.str_bytes, static_cast<int64_t>(str.size()));
+        } else if (op == "Placeholder" || op == "_Arg") {
+          b.elems = 0;  // nothing is fed: these fail (or have nothing to give)
+        } else if (is_var) {
+          b = var_bound;
+          if (known >= 0) b.elems = known;  // Assign(validate_shape=true) keeps it
+        } else {
+          // Broadcasting ops and MatMul produce at most the product of their
+          // input sizes; the others pass an input through.
+          int64_t prod = 1, max_in = 0, sum_bytes = 0, max_bytes = 0;
+          for (const Bound& x : in) {
+            prod = SatMul(prod, std::max<int64_t>(x.elems, 1));
+            max_in = std::max(max_in, x.elems);
+            sum_bytes = SatAdd(sum_bytes, x.str_bytes);
+            max_bytes = std::max(max_bytes, x.str_bytes);
+          }
+          if (in.empty()) prod = 1;
+          b.elems = known >= 0 ? known : (in.size() <= 1 ? max_in : prod);
+          if (op == "IsVariableInitialized") b.elems = 1;
+          b.str_bytes = (op == "Add") ? sum_bytes : max_bytes;
+          if (op == "MatMul" && in.size() == 2) {
+            // m*k*n <= |a| * |b| (and exactly that when shapes are known).
+            int64_t work = SatMul(in[0].elems, in[1].elems);
+            if (work > kMaxMatMulWork) {
+              // Allow it when the static k makes it small: m*n*k.
+              int64_t k = -1;
+              for (const Edge* e : n->in_edges()) {
+                if (e->IsControlEdge() || e->dst_input() != 1 || !trust_shapes) continue;
+                const auto& bs = refiner.OutputShapes(e->src()->id());
+                if (e->src_output() < static_cast<int>(bs.size()) && bs[e->src_output()].IsFullyDefined() &&
+                    bs[e->src_output()].dims() == 2) {
+                  bool tb = false;
+                  GetNodeAttr(n->def(), "transpose_b", &tb).IgnoreError();
+                  k = bs[e->src_output()].dim_size(tb ? 1 : 0);
+                }
+              }
+              if (k < 0 || known < 0 || SatMul(known, k) > kMaxMatMulWork) return false;
+            }
+          }
+        }
+        if (b.elems > kMaxElements) return false;
+        if (SatMul(b.elems, b.str_bytes) > kMaxTotalBytes) return false;
+        total_bytes = SatAdd(total_bytes, SatMul(b.elems, 16 + b.str_bytes));
+        out[i] = b;
+      }
+      if (op == "Assign" || op == "AssignAdd" || op == "AssignSub") {
+        if (in.size() == 2) {
+          assigned.elems = std::max(assigned.elems, in[1].elems);
+          assigned.str_bytes = std::max(assigned.str_bytes, in[1].str_bytes);
+        }
+      }
+      bounds[n->id()] = std::move(out);
+    }
+    if (total_bytes > kMaxTotalBytes) return false;
+    if (assigned.elems == var_bound.elems && assigned.str_bytes == var_bound.str_bytes) return true;
+    var_bound = assigned;
+  }
+  return false;  // still growing: values can double through a variable
+}
+
+void RunGraph(const GraphDef& def) {
+  Graph graph;
+  if (!ConvertGraphDefToGraph(def, &graph).ok()) Fail("ValidateGraphDef accepted a graph that does not convert");
+  ShapeRefiner refiner;
+  if (!refiner.InferAll(graph).ok()) Fail("ValidateGraphDef accepted a graph whose shapes do not infer");
+  if (!BoundedEnough(graph, refiner)) return;
+
+  std::set<std::string> containers = {""};
+  for (Node* n : graph.nodes()) {
+    std::string c;
+    if (GetNodeAttr(n->def(), "container", &c).ok()) containers.insert(c);
+  }
+
+  SessionOptions options;
+  options.inter_op_threads = 1;
+  auto session = Session::Create(options, def);
+  if (!session.ok()) Fail("ValidateGraphDef accepted a graph Session::Create rejects: " + session.status().ToString());
+
+  // Fetch the first output of the last few nodes that have outputs; the
+  // other nodes are targets in the second run.
+  std::vector<std::string> fetches;
+  std::vector<Node*> fetched;
+  std::set<std::string> fetched_names;
+  for (int i = def.node_size() - 1; i >= 0 && static_cast<int>(fetches.size()) < kMaxFetches; --i) {
+    Node* n = graph.FindNode(def.node(i).name());
+    if (n == nullptr || n->num_outputs() == 0) continue;
+    fetches.push_back(n->name() + ":0");
+    fetched.push_back(n);
+    fetched_names.insert(n->name());
+  }
+  std::vector<std::string> targets;
+  for (const NodeDef& nd : def.node())
+    if (!fetched_names.count(nd.name())) targets.push_back(nd.name());
+
+  // Assign(validate_shape=false) may change a variable's shape at run time,
+  // and a _Retval of the graph itself may write a fetch slot (both are the
+  // graph's doing): only check fetched values where neither can happen.
+  bool check_shapes = true, check_types = true;
+  for (Node* n : graph.nodes()) {
+    bool validate = true;
+    if (n->op() == "Assign" && (!GetNodeAttr(n->def(), "validate_shape", &validate).ok() || !validate))
+      check_shapes = false;
+    if (n->op() == "_Retval") check_shapes = check_types = false;
+  }
+
+  auto check = [&](const std::vector<Tensor>& out, size_t n_fetches) {
+    if (out.size() != n_fetches)
+      Fail("Run returned " + std::to_string(out.size()) + " tensors for " + std::to_string(n_fetches) + " fetches");
+    for (size_t i = 0; i < n_fetches; ++i) {
+      Node* n = fetched[i];
+      DataType want = BaseType(n->output_type(0));
+      if (check_types && out[i].dtype() != want)
+        Fail("fetch " + fetches[i] + " has dtype " + DataTypeName(out[i].dtype()) + ", expected " +
+             DataTypeName(want));
+      const auto& shapes = refiner.OutputShapes(n->id());
+      if (check_shapes && !shapes.empty() && !shapes[0].IsCompatibleWith(out[i].shape()))
+        Fail("fetch " + fetches[i] + " has shape " + out[i].shape().DebugString() + ", inferred " +
+             shapes[0].DebugString());
+      (void)out[i].DebugString(4);
+    }
+  };
+
+  std::vector<Tensor> out;
+  // 1: fetches only (pruned step); 2: everything; 3: step 1 again (cache hit).
+  if ((*session)->Run({}, fetches, {}, &out).ok()) check(out, fetches.size());
+  out.clear();
+  if ((*session)->Run({}, fetches, targets, &out).ok()) check(out, fetches.size());
+  out.clear();
+  RunStats stats;
+  if ((*session)->Run({}, fetches, {}, &out, &stats).ok()) check(out, fetches.size());
+  (void)(*session)->graph_def();
+  (*session)->Close().IgnoreError();
+  // Closed sessions refuse to run.
+  if ((*session)->Run({}, fetches, {}, &out).ok()) Fail("Run on a closed session succeeded");
+  session->reset();
+  ResetContainers(std::vector<std::string>(containers.begin(), containers.end()));
+}
+
+void Exercise(const GraphDef& def) {
+  Status valid = ValidateGraphDef(def);
+  GraphReport report = InspectGraph(def);
+  if (static_cast<int>(report.nodes.size()) != def.node_size())
+    Fail("InspectGraph reported " + std::to_string(report.nodes.size()) + " nodes of " +
+         std::to_string(def.node_size()));
+  if (valid.ok() != report.errors.empty())
+    Fail("ValidateGraphDef says " + valid.ToString() + " but InspectGraph found " +
+         std::to_string(report.errors.size()) + " errors" +
+         (report.errors.empty() ? std::string() : ", first: " + report.errors[0].ToString()));
+  if (!valid.ok() || def.node_size() > kMaxNodes) return;
+  RunGraph(def);
+}
+
+}  // namespace
+}  // namespace flowvm
+
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  // Binary parsing logs every invalid UTF-8 string field; that noise only
+  // slows the fuzzer down (parse errors are returned as Status anyway).
+  google::protobuf::SetLogHandler(nullptr);
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  auto binary = flowvm::ParseGraphDef(bytes, flowvm::GraphFormat::kBinary);
+  if (binary.ok()) flowvm::Exercise(*binary);
+  if (flowvm::LooksLikeText(bytes)) {
+    auto text = flowvm::ParseGraphDef(bytes, flowvm::GraphFormat::kText);
+    if (text.ok()) flowvm::Exercise(*text);
+  }
+  // Whatever ran, leave no variables behind for the next input.
+  flowvm::ResetContainers({""});
+  return 0;
+}
