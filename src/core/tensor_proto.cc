@@ -78,6 +78,13 @@ StatusOr<Tensor> Tensor::FromProto(const TensorProto& proto) {
   if (n > (int64_t{1} << 34)) return errors::InvalidArgument("TensorProto shape ", shape.DebugString(), " is too large");
   FLOWVM_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(dtype, shape));
   if (dtype != DT_STRING && !proto.tensor_content().empty()) {
+    if (dtype == DT_BOOL) {
+      // Any byte but 0 or 1 would be an invalid bool: nonzero means true.
+      const std::string& bytes = proto.tensor_content();
+      bool* out = t.data<bool>();
+      for (size_t i = 0; i < bytes.size(); ++i) out[i] = bytes[i] != 0;
+      return t;
+    }
     std::memcpy(t.raw_data(), proto.tensor_content().data(), proto.tensor_content().size());
     return t;
   }
