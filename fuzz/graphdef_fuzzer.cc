@@ -7,6 +7,10 @@
 // graph is only run when a static bound on every tensor it can produce (and
 // on the MatMul work) is small. Nothing is fed, so Placeholders fail cleanly.
 //
+// Half of the mutations are structure-aware (LLVMFuzzerCustomMutator below):
+// they parse the input, change the graph and write it back, so that far more
+// inputs are valid graphs that reach the runtime.
+//
 // Checked invariants (a violation aborts, so libFuzzer reports it):
 //   - ValidateGraphDef and InspectGraph agree on whether the graph is valid;
 //   - a graph ValidateGraphDef accepts, Session::Create accepts too;
@@ -16,11 +20,15 @@
 // Build: cmake -DFLOWVM_BUILD_FUZZ=ON with clang (see fuzz/CMakeLists.txt).
 // Run:   graphdef_fuzzer -dict=fuzz/graphdef.dict CORPUS_COPY_DIR
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <iterator>
 #include <memory>
+#include <random>
 #include <set>
 #include <string>
 #include <string_view>
@@ -28,6 +36,7 @@
 #include <vector>
 
 #include <google/protobuf/stubs/logging.h>
+#include <google/protobuf/text_format.h>
 
 #include "flowvm/graph_io.h"
 #include "flowvm/inspect.h"
@@ -284,8 +293,237 @@ void Exercise(const GraphDef& def) {
   RunGraph(def);
 }
 
+// ---- structure-aware mutation -----------------------------------------------
+//
+// Byte-level mutation rarely keeps a GraphDef valid, and only valid graphs
+// reach the runtime. Half of the mutations therefore parse the input (in its
+// own format), change the graph the way a graph author could (retype it,
+// reshape a constant, swap an op, rewire an input, add or drop a node, flip a
+// bool attr) and serialize it back.
+
+using Rng = std::mt19937;
+
+size_t Pick(Rng& rng, size_t n) { return n == 0 ? 0 : static_cast<size_t>(rng() % n); }
+
+const DataType kTypes[] = {DT_FLOAT,  DT_DOUBLE, DT_INT32,  DT_INT64,     DT_UINT8,      DT_INT8,
+                           DT_INT16,  DT_UINT16, DT_UINT32, DT_UINT64,    DT_HALF,       DT_BFLOAT16,
+                           DT_BOOL,   DT_STRING, DT_COMPLEX64, DT_COMPLEX128, DT_QINT8, DT_QUINT8,
+                           DT_QINT32, DT_QINT16, DT_QUINT16};
+
+const int64_t kInts[] = {0, 1, -1, 2, 3, 7, 127, -128, 255, 32767, -32768, 65535, INT32_MAX, INT32_MIN};
+
+// Fills `t` (dtype and shape already set) with a few values in the field
+// its dtype uses, or with exact tensor_content now and then.
+void FillTensor(TensorProto* t, Rng& rng) {
+  DataType dtype = t->dtype();
+  TensorProto fresh;
+  fresh.set_dtype(dtype);
+  *fresh.mutable_tensor_shape() = t->tensor_shape();
+  *t = fresh;
+  auto shape = TensorShape::FromProto(t->tensor_shape());
+  int64_t n = shape.ok() ? shape->num_elements() : 0;
+  if (dtype != DT_STRING && n > 0 && n <= 64 && rng() % 4 == 0) {
+    std::string bytes(n * DataTypeSize(dtype), '\0');
+    for (char& c : bytes) c = static_cast<char>(rng() % 4 == 0 ? rng() : 0);
+    t->set_tensor_content(bytes);
+    return;
+  }
+  int count = static_cast<int>(Pick(rng, 4));
+  for (int i = 0; i < count; ++i) {
+    int64_t v = kInts[Pick(rng, std::size(kInts))];
+    switch (dtype) {
+      case DT_FLOAT: {
+        const float f[] = {0.f, 1.f, -1.f, 0.5f, 3e38f, -0.f, 1e-45f, INFINITY, NAN};
+        t->add_float_val(f[Pick(rng, std::size(f))]);
+        break;
+      }
+      case DT_DOUBLE: t->add_double_val(rng() % 5 == 0 ? NAN : static_cast<double>(v) * 1.5); break;
+      case DT_INT64: t->add_int64_val(rng() % 5 == 0 ? INT64_MIN : v); break;
+      case DT_UINT32: t->add_uint32_val(static_cast<uint32_t>(v)); break;
+      case DT_UINT64: t->add_uint64_val(static_cast<uint64_t>(v)); break;
+      case DT_BOOL: t->add_bool_val(v & 1); break;
+      case DT_HALF:
+      case DT_BFLOAT16: t->add_half_val(static_cast<int>(rng() & 0xffff)); break;
+      case DT_COMPLEX64: t->add_scomplex_val(static_cast<float>(v)); t->add_scomplex_val(-1.f); break;
+      case DT_COMPLEX128: t->add_dcomplex_val(static_cast<double>(v)); t->add_dcomplex_val(0.25); break;
+      case DT_STRING: t->add_string_val(std::string(Pick(rng, 5), static_cast<char>('a' + Pick(rng, 26)))); break;
+      default: t->add_int_val(static_cast<int32_t>(v)); break;
+    }
+  }
+}
+
+void RandomShape(TensorShapeProto* shape, Rng& rng, bool allow_unknown) {
+  shape->Clear();
+  if (allow_unknown && rng() % 8 == 0) {
+    shape->set_unknown_rank(true);
+    return;
+  }
+  int rank = static_cast<int>(Pick(rng, 4));
+  for (int i = 0; i < rank; ++i) {
+    const int64_t sizes[] = {0, 1, 1, 2, 2, 3, 4, 5, 16};
+    int64_t d = sizes[Pick(rng, std::size(sizes))];
+    if (allow_unknown && rng() % 6 == 0) d = -1;
+    shape->add_dim()->set_size(d);
+  }
+}
+
+// All type-valued attrs (and Const values) of type `from` become `to`.
+void Retype(GraphDef* g, DataType from, DataType to, Rng& rng) {
+  for (NodeDef& n : *g->mutable_node()) {
+    for (auto& [name, v] : *n.mutable_attr()) {
+      if (v.value_case() == AttrValue::kType && v.type() == from) v.set_type(to);
+      if (v.value_case() == AttrValue::kTensor && v.tensor().dtype() == from) {
+        v.mutable_tensor()->set_dtype(to);
+        FillTensor(v.mutable_tensor(), rng);
+      }
+    }
+  }
+}
+
+std::string FreshName(const GraphDef& g, Rng& rng) {
+  for (int attempt = 0;; ++attempt) {
+    std::string name = "n" + std::to_string(rng() % 1000) + (attempt > 20 ? "_" + std::to_string(attempt) : "");
+    bool taken = false;
+    for (const NodeDef& n : g.node()) taken = taken || n.name() == name;
+    if (!taken) return name;
+  }
+}
+
+// A type some node of the graph uses, else float.
+DataType SomeType(const GraphDef& g, Rng& rng) {
+  std::vector<DataType> seen;
+  for (const NodeDef& n : g.node())
+    for (const auto& [name, v] : n.attr())
+      if (v.value_case() == AttrValue::kType) seen.push_back(v.type());
+  return seen.empty() ? DT_FLOAT : seen[Pick(rng, seen.size())];
+}
+
+void MutateGraph(GraphDef* g, Rng& rng) {
+  const int nodes = g->node_size();
+  const int index = static_cast<int>(Pick(rng, nodes));
+  NodeDef* node = nodes > 0 ? g->mutable_node(index) : nullptr;
+  switch (rng() % 10) {
+    case 0: {  // retype the graph
+      DataType from = SomeType(*g, rng);
+      Retype(g, from, kTypes[Pick(rng, std::size(kTypes))], rng);
+      break;
+    }
+    case 1: {  // reshape (and refill) a constant, or a shape attr
+      if (node == nullptr) break;
+      for (auto& [name, v] : *node->mutable_attr()) {
+        if (v.value_case() == AttrValue::kTensor) {
+          RandomShape(v.mutable_tensor()->mutable_tensor_shape(), rng, false);
+          FillTensor(v.mutable_tensor(), rng);
+        } else if (v.value_case() == AttrValue::kShape) {
+          RandomShape(v.mutable_shape(), rng, true);
+        }
+      }
+      break;
+    }
+    case 2: {  // refill a constant
+      if (node == nullptr) break;
+      for (auto& [name, v] : *node->mutable_attr())
+        if (v.value_case() == AttrValue::kTensor) FillTensor(v.mutable_tensor(), rng);
+      break;
+    }
+    case 3: {  // swap an op for another with the same arity
+      if (node == nullptr) break;
+      const char* binary[] = {"Add", "AddV2", "Sub", "Mul", "MatMul", "Assign", "AssignAdd", "AssignSub"};
+      const char* unary[] = {"Identity", "PlaceholderWithDefault", "IsVariableInitialized", "_Retval"};
+      const char* nullary[] = {"Const", "Placeholder", "VariableV2", "Variable", "NoOp", "_Arg"};
+      int data_inputs = 0;
+      for (const auto& in : node->input()) data_inputs += !in.empty() && in[0] != '^';
+      if (data_inputs == 2) node->set_op(binary[Pick(rng, std::size(binary))]);
+      else if (data_inputs == 1) node->set_op(unary[Pick(rng, std::size(unary))]);
+      else if (data_inputs == 0) node->set_op(nullary[Pick(rng, std::size(nullary))]);
+      break;
+    }
+    case 4: {  // rewire one input
+      if (node == nullptr || node->input_size() == 0) break;
+      const NodeDef& src = g->node(static_cast<int>(Pick(rng, nodes)));
+      std::string in = src.name();
+      if (rng() % 4 == 0) in += ":" + std::to_string(Pick(rng, 2));
+      node->set_input(static_cast<int>(Pick(rng, node->input_size())), in);
+      break;
+    }
+    case 5: {  // add a control input
+      if (node == nullptr) break;
+      node->add_input("^" + g->node(static_cast<int>(Pick(rng, nodes))).name());
+      break;
+    }
+    case 6: {  // add a node that consumes existing ones
+      if (nodes == 0) break;
+      NodeDef n;
+      n.set_name(FreshName(*g, rng));
+      DataType t = SomeType(*g, rng);
+      const std::string a = g->node(static_cast<int>(Pick(rng, nodes))).name();
+      const std::string b = g->node(static_cast<int>(Pick(rng, nodes))).name();
+      switch (rng() % 6) {
+        case 0: n.set_op("Identity"); n.add_input(a); break;
+        case 1: n.set_op("NoOp"); n.add_input("^" + a); break;
+        case 2: n.set_op("MatMul"); n.add_input(a); n.add_input(b); break;
+        case 3: n.set_op("Assign"); n.add_input(a); n.add_input(b); break;
+        default: n.set_op(rng() % 2 ? "Mul" : "Add"); n.add_input(a); n.add_input(b); break;
+      }
+      if (n.op() != "NoOp") (*n.mutable_attr())["T"].set_type(t);
+      *g->add_node() = std::move(n);
+      break;
+    }
+    case 7: {  // duplicate a node under a new name
+      if (node == nullptr) break;
+      NodeDef copy = *node;
+      copy.set_name(FreshName(*g, rng));
+      *g->add_node() = std::move(copy);
+      break;
+    }
+    case 8: {  // drop a node (or one input)
+      if (node == nullptr) break;
+      if (node->input_size() > 0 && rng() % 2) {
+        node->mutable_input()->erase(node->mutable_input()->begin() + Pick(rng, node->input_size()));
+      } else {
+        g->mutable_node()->erase(g->mutable_node()->begin() + index);
+      }
+      break;
+    }
+    case 9: {  // flip a bool attr, or set a variable's container / shared_name
+      if (node == nullptr) break;
+      for (auto& [name, v] : *node->mutable_attr())
+        if (v.value_case() == AttrValue::kB) v.set_b(!v.b());
+      if (node->op() == "VariableV2" || node->op() == "Variable") {
+        const char* names[] = {"", "v", "c", "shared"};
+        (*node->mutable_attr())[rng() % 2 ? "container" : "shared_name"].set_s(names[Pick(rng, std::size(names))]);
+      }
+      break;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace flowvm
+
+extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
+
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned int seed) {
+  flowvm::Rng rng(seed);
+  if (rng() % 2 == 0) return LLVMFuzzerMutate(data, size, max_size);
+  std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  bool text = flowvm::LooksLikeText(bytes);
+  auto graph = flowvm::ParseGraphDef(bytes, text ? flowvm::GraphFormat::kText : flowvm::GraphFormat::kBinary);
+  if (!graph.ok()) return LLVMFuzzerMutate(data, size, max_size);
+  int rounds = 1 + static_cast<int>(rng() % 3);
+  for (int i = 0; i < rounds; ++i) flowvm::MutateGraph(&*graph, rng);
+  std::string out;
+  if (text) {
+    google::protobuf::TextFormat::Printer printer;
+    printer.SetSingleLineMode(true);
+    if (!printer.PrintToString(*graph, &out)) return LLVMFuzzerMutate(data, size, max_size);
+  } else if (!graph->SerializeToString(&out)) {
+    return LLVMFuzzerMutate(data, size, max_size);
+  }
+  if (out.size() > max_size) return LLVMFuzzerMutate(data, size, max_size);
+  std::memcpy(data, out.data(), out.size());
+  return out.size();
+}
 
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
   // Binary parsing logs every invalid UTF-8 string field; that noise only
