@@ -57,27 +57,21 @@ StatusOr<const Edge*> Graph::AddEdge(Node* src, int src_output, Node* dst, int d
   }
   if (dst->input_edge(dst_input) != nullptr)
     return errors::InvalidArgument(dst->label(), ": input ", dst_input, " is connected twice");
-  auto e = std::make_unique<Edge>();
-  e->src_ = src;
-  e->dst_ = dst;
-  e->src_output_ = src_output;
-  e->dst_input_ = dst_input;
-  e->id_ = static_cast<int>(edges_.size());
-  const Edge* raw = e.get();
-  src->out_edges_.push_back(raw);
-  dst->in_edges_.push_back(raw);
-  edges_.push_back(std::move(e));
-  return raw;
+  return NewEdge(src, src_output, dst, dst_input);
 }
 
 const Edge* Graph::AddControlEdge(Node* src, Node* dst) {
   for (const Edge* e : dst->in_edges_)
     if (e->IsControlEdge() && e->src() == src) return e;
+  return NewEdge(src, Edge::kControlSlot, dst, Edge::kControlSlot);
+}
+
+const Edge* Graph::NewEdge(Node* src, int src_output, Node* dst, int dst_input) {
   auto e = std::make_unique<Edge>();
   e->src_ = src;
   e->dst_ = dst;
-  e->src_output_ = Edge::kControlSlot;
-  e->dst_input_ = Edge::kControlSlot;
+  e->src_output_ = src_output;
+  e->dst_input_ = dst_input;
   e->id_ = static_cast<int>(edges_.size());
   const Edge* raw = e.get();
   src->out_edges_.push_back(raw);

@@ -120,6 +120,9 @@ class Graph {
   Status TopologicalOrder(std::vector<Node*>* order) const;
 
  private:
+  // Creates and links an edge; callers have checked it.
+  const Edge* NewEdge(Node* src, int src_output, Node* dst, int dst_input);
+
   const OpRegistry* registry_;
   std::vector<std::unique_ptr<Node>> nodes_;  // index = id; null when removed
   std::vector<std::unique_ptr<Edge>> edges_;  // index = id; null when removed
