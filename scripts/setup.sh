@@ -18,6 +18,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-numpy
   zlib1g-dev                    # reading the gzip'd example datasets
+  nlohmann-json3-dev            # JSON (header-only): Chrome traces of steps
   # Datasets of the training examples (examples/common/datasets.h):
   python3-sklearn               # 8x8 digits, sklearn/datasets/data/digits.csv.gz
   dataset-fashion-mnist         # /usr/share/datasets/fashion-mnist/*.gz
