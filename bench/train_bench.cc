@@ -118,7 +118,6 @@ void RunTraining(benchmark::State& state, void (*build)(Model*), const TensorSha
   state.counters["median_step_ms"] = step_ms.empty() ? 0 : step_ms[step_ms.size() / 2];
   state.counters["examples_per_s"] =
       benchmark::Counter(static_cast<double>(image_shape.dim_size(0)), benchmark::Counter::kIsIterationInvariantRate);
-  ResetContainers({""});
 }
 
 void BM_TrainMLP(benchmark::State& state) { RunTraining(state, BuildMLP, TensorShape({128, 784})); }

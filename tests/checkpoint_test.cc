@@ -61,7 +61,6 @@ bool Contains(const Status& s, const std::string& part) { return s.message().fin
 class CheckpointTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ResetContainers({""});
     dir_ = ::testing::TempDir() + "/checkpoint_test_XXXXXX";
     ASSERT_NE(::mkdtemp(dir_.data()), nullptr);
     prefix_ = dir_ + "/train/model.ckpt-100";
@@ -70,7 +69,6 @@ class CheckpointTest : public ::testing::Test {
     graph_ = *graph;
   }
   void TearDown() override {
-    ResetContainers({""});
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
   }
@@ -122,8 +120,7 @@ TEST_F(CheckpointTest, SaveAndRestoreAcrossSessions) {
   EXPECT_EQ(out[1].DebugString(), "int64 [] 5");
   ASSERT_TRUE(s1->Close().ok());
 
-  // A fresh process's view: no variable has a value until the restore.
-  ResetContainers({""});
+  // A new session has variables of its own: none has a value until the restore.
   auto s2 = NewSession();
   ASSERT_NE(s2, nullptr);
   std::vector<Tensor> none;

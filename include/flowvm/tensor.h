@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "flowvm/allocator.h"
 #include "flowvm/dtype.h"
 #include "flowvm/status.h"
 #include "flowvm/tensor.pb.h"
@@ -66,11 +67,14 @@ class Tensor {
 
   // An uninitialized tensor: DT_INVALID, no buffer.
   Tensor() = default;
-  // Allocates an uninitialized buffer (strings are empty). REQUIRES:
-  // DataTypeIsStorable(dtype). Aborts only if memory runs out; use
-  // Tensor::Allocate to get an error instead.
+  // Allocates an uninitialized buffer (strings are empty) from the process
+  // CPU allocator. REQUIRES: DataTypeIsStorable(dtype). Aborts only if
+  // memory runs out; use Tensor::Allocate to get an error instead.
   Tensor(DataType dtype, const TensorShape& shape);
   static StatusOr<Tensor> Allocate(DataType dtype, const TensorShape& shape);
+  // The same from `allocator` (a device's); ResourceExhausted naming the
+  // allocator when memory runs out.
+  static StatusOr<Tensor> Allocate(Allocator* allocator, DataType dtype, const TensorShape& shape);
 
   Tensor(const Tensor& other);
   Tensor(Tensor&& other) noexcept;
@@ -120,8 +124,11 @@ class Tensor {
   StatusOr<Tensor> Reshape(const TensorShape& shape) const;
   // Rows [start, limit) of the outermost dimension, sharing the buffer.
   StatusOr<Tensor> Slice(int64_t start, int64_t limit) const;
-  // A new buffer holding a copy of the elements.
+  // A new buffer holding a copy of the elements (from the process allocator;
+  // aborts if memory runs out).
   Tensor DeepCopy() const;
+  // The same from `allocator`, with an error when memory runs out.
+  StatusOr<Tensor> DeepCopy(Allocator* allocator) const;
 
   bool SharesBufferWith(const Tensor& other) const { return buf_ != nullptr && buf_ == other.buf_; }
   // True if no other Tensor shares the buffer: it may be updated in place.

@@ -108,7 +108,6 @@ TEST(ClientApiTest, ControlDependenciesOrderEffects) {
   std::vector<Tensor> out;
   ASSERT_TRUE(session.Run({bump}, &out).ok());
   EXPECT_EQ(out[0].scalar<float>(), 11);
-  ResetContainers({""});
 }
 
 }  // namespace

@@ -26,10 +26,7 @@ class SaverTest : public ::testing::Test {
                .string();
     fs::remove_all(dir_);
   }
-  void TearDown() override {
-    fs::remove_all(dir_);
-    ResetContainers({""});
-  }
+  void TearDown() override { fs::remove_all(dir_); }
   std::string dir_;
 };
 
@@ -69,8 +66,8 @@ TEST_F(SaverTest, SavesAndRestoresVariables) {
   EXPECT_EQ(out[0].flat<float>()[1], 3);
   EXPECT_EQ(out[1].scalar<int64_t>(), 1);
 
-  // A fresh process-like start: another graph, restored from the newest checkpoint.
-  ResetContainers({""});
+  // A fresh process-like start: another graph and session (with variables
+  // of its own), restored from the newest checkpoint.
   Model again;
   Saver saver2(again.root);
   ClientSession session2(again.root);
@@ -170,7 +167,6 @@ std::string SaveStandard(const std::string& dir) {
   EXPECT_TRUE(session.Run({}, {}, {GlobalVariablesInitializer(m.root)}, nullptr).ok());
   auto prefix = saver.Save(session, dir, 5);
   EXPECT_TRUE(prefix.ok()) << prefix.status();
-  ResetContainers({""});
   return prefix.ok() ? *prefix : "";
 }
 
@@ -194,7 +190,6 @@ TEST_F(SaverTest, RestoreErrorsNameWhatIsWrong) {
     Status s = saver.Restore(session, prefix);
     EXPECT_EQ(s.code(), c.code) << c.what << ": " << s;
     EXPECT_NE(s.ToString().find(c.needle), std::string::npos) << c.what << ": " << s;
-    ResetContainers({""});
   }
 }
 
@@ -212,7 +207,6 @@ TEST_F(SaverTest, TruncatedOrCorruptCheckpointsAreDataLoss) {
     EXPECT_EQ(s.code(), Code::kDataLoss) << s;
     EXPECT_NE(s.ToString().find(file), std::string::npos) << s;
     fs::rename(backup, file);
-    ResetContainers({""});
   }
   fs::remove(data);
   Model m;

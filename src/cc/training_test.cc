@@ -10,10 +10,7 @@
 namespace flowvm {
 namespace {
 
-class TrainingTest : public ::testing::Test {
- protected:
-  void TearDown() override { ResetContainers({""}); }
-};
+class TrainingTest : public ::testing::Test {};
 
 // Least squares y = x w + b on fixed data whose exact solution is w = [2, -3], b = 1.
 struct Regression {
@@ -87,7 +84,6 @@ TEST_F(TrainingTest, ZeroLearningRateKeepsTheLossConstant) {
     for (int i = 0; i < 5; ++i) ASSERT_TRUE(session.Run({}, {loss}, {train}, &out).ok());
     ASSERT_TRUE(session.Run({loss}, &out).ok());
     EXPECT_EQ(out[0].scalar<float>(), before) << "optimizer " << which;
-    ResetContainers({""});
   }
 }
 

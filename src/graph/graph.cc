@@ -23,7 +23,7 @@ StatusOr<Node*> Graph::AddNode(NodeDef def) {
   if (!reg.ok()) return errors::NotFound(NodeLabel(def), ": op type '", def.op(), "' is not registered");
   const OpDef& op = (*reg)->op_def;
   AddDefaultsToNodeDef(op, &def);
-  FLOWVM_RETURN_IF_ERROR(ValidateNodeDef(def, op));
+  FLOWVM_RETURN_IF_ERROR(ValidateNodeDef(def, op, allow_internal_names_));
   auto node = std::make_unique<Node>();
   FLOWVM_RETURN_IF_ERROR(InOutTypesForNode(def, op, &node->input_types_, &node->output_types_));
   node->id_ = static_cast<int>(nodes_.size());

@@ -107,6 +107,11 @@ class Graph {
   // Live nodes in id order.
   std::vector<Node*> nodes() const;
 
+  // Whether AddNode accepts names beginning with '_' (the runtime's own
+  // nodes). Off by default: user graphs keep TensorFlow's naming rule.
+  void set_allow_internal_names(bool allow) { allow_internal_names_ = allow; }
+  bool allow_internal_names() const { return allow_internal_names_; }
+
   const VersionDef& versions() const { return versions_; }
   void set_versions(const VersionDef& v) { versions_ = v; }
   const OpRegistry* registry() const { return registry_; }
@@ -128,12 +133,14 @@ class Graph {
   std::vector<std::unique_ptr<Edge>> edges_;  // index = id; null when removed
   std::unordered_map<std::string, Node*> by_name_;
   int num_nodes_ = 0;
+  bool allow_internal_names_ = false;
   VersionDef versions_;
 };
 
 // Builds `graph` (which must be empty) from `def`: validates every node
 // (op, attrs, input count, types of every edge, dangling inputs, duplicate
-// names) and rejects cycles. Errors name the node involved.
+// names; names beginning with '_' only if the graph allows internal names)
+// and rejects cycles. Errors name the node involved.
 Status ConvertGraphDefToGraph(const GraphDef& def, Graph* graph);
 
 }  // namespace flowvm

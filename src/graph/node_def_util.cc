@@ -14,17 +14,23 @@ Status AttachNode(const Status& s, const NodeDef& node) {
   return s.WithContext(NodeLabel(node));
 }
 
-Status ValidateNodeName(const std::string& name) {
-  auto first_ok = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.'; };
+Status ValidateNodeName(const std::string& name, bool allow_internal) {
+  auto first_ok = [allow_internal](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || (allow_internal && c == '_');
+  };
   auto rest_ok = [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '/' || c == '>' || c == '-';
   };
   if (name.empty()) return errors::InvalidArgument("a node has an empty name");
   bool ok = first_ok(name[0]);
   for (size_t i = 1; ok && i < name.size(); ++i) ok = rest_ok(name[i]);
-  if (!ok)
+  if (!ok) {
+    if (!allow_internal && name[0] == '_')
+      return errors::InvalidArgument("node name '", name,
+                                     "' is not valid: names beginning with '_' are reserved for the runtime's own nodes");
     return errors::InvalidArgument("node name '", name,
                                    "' is not valid (it must match [A-Za-z0-9.][A-Za-z0-9_./>-]*)");
+  }
   return Status::OK();
 }
 
@@ -144,8 +150,8 @@ Status NameRangeForArg(const NodeDef& node, const OpDef& op, const std::string& 
   return errors::NotFound(NodeLabel(node), ": op has no ", is_input ? "input" : "output", " named '", name, "'");
 }
 
-Status ValidateNodeDef(const NodeDef& node, const OpDef& op) {
-  FLOWVM_RETURN_IF_ERROR(AttachNode(ValidateNodeName(node.name()), node));
+Status ValidateNodeDef(const NodeDef& node, const OpDef& op, bool allow_internal_name) {
+  FLOWVM_RETURN_IF_ERROR(AttachNode(ValidateNodeName(node.name(), allow_internal_name), node));
   std::set<std::string> known;
   for (const auto& def : op.attr()) {
     known.insert(def.name());

@@ -23,8 +23,10 @@ std::string NodeLabel(const NodeDef& node);
 // Adds the node label to a non-OK status.
 Status AttachNode(const Status& s, const NodeDef& node);
 
-// TensorFlow's node-name rule: [A-Za-z0-9.][A-Za-z0-9_./>-]*
-Status ValidateNodeName(const std::string& name);
+// TensorFlow's node-name rule: [A-Za-z0-9.][A-Za-z0-9_./>-]*. With
+// `allow_internal`, a leading '_' is accepted too: the runtime's own nodes
+// (_Send/_Recv, feeds and fetches) use such names, which user graphs cannot.
+Status ValidateNodeName(const std::string& name, bool allow_internal = false);
 
 // Sets every attr the node lacks that has a default in `op`.
 void AddDefaultsToNodeDef(const OpDef& op, NodeDef* node);
@@ -32,7 +34,7 @@ void AddDefaultsToNodeDef(const OpDef& op, NodeDef* node);
 // Checks attrs (present, right type, allowed values, minimums, no unknown
 // attrs except those beginning with '_') and the number of data inputs, and
 // that control inputs come last. REQUIRES: defaults already added.
-Status ValidateNodeDef(const NodeDef& node, const OpDef& op);
+Status ValidateNodeDef(const NodeDef& node, const OpDef& op, bool allow_internal_name = false);
 
 // The dtypes of the node's data inputs and outputs, resolved from its attrs.
 // Ref args give ref types (DT_FLOAT_REF).

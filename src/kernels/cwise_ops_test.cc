@@ -563,7 +563,7 @@ TEST(MultiBCastTest, ThreeOperands) {
 #endif
 #endif
 
-// src/core/tensor.cc keeps freed large blocks for the next tensor of about
+// src/core/allocator.cc keeps freed large blocks for the next tensor of about
 // the same size (what keeps a 64 MB AddV2 from page-faulting every step).
 TEST(TensorBlockCacheTest, ReusesFreedLargeBlocks) {
 #ifdef FLOWVM_TEST_ASAN

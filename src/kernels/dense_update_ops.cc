@@ -77,7 +77,9 @@ class AssignOp : public OpKernel {
       } else if (rhs.RefCountIsOne()) {
         *lhs = rhs;  // only the input slot holds the value: adopt its buffer
       } else {
-        *lhs = rhs.DeepCopy();
+        StatusOr<Tensor> copy = rhs.DeepCopy(ctx->allocator());
+        OP_REQUIRES_OK(ctx, copy.status());
+        *lhs = std::move(copy).value();
       }
     }
     ctx->set_output_ref(0, mu, lhs, ctx->input_ref_declared_shape(0));
@@ -106,7 +108,11 @@ class DenseUpdateOp : public OpKernel {
                   errors::InvalidArgument("Parameters and update must be the same size: ",
                                           var->shape().DebugString(), " vs. ", value.shape().DebugString()));
       // A reader (or the value itself) holds the buffer: copy before writing.
-      if (!var->RefCountIsOne()) *var = var->DeepCopy();
+      if (!var->RefCountIsOne()) {
+        StatusOr<Tensor> copy = var->DeepCopy(ctx->allocator());
+        OP_REQUIRES_OK(ctx, copy.status());
+        *var = std::move(copy).value();
+      }
       cwise::SameShape<T, F>(var->data<T>(), value.data<T>(), var->data<T>(), var->NumElements());
     }
     ctx->set_output_ref(0, mu, var, ctx->input_ref_declared_shape(0));

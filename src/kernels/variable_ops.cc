@@ -40,9 +40,10 @@ class VariableOp : public OpKernel {
     OP_REQUIRES(ctx, var->dtype == dtype_,
                 errors::InvalidArgument("variable '", var_name_, "' in container '", container_, "' holds ",
                                         DataTypeName(var->dtype), ", but this node declares ", DataTypeName(dtype_)));
-    // The resource manager keeps the Var alive until its container is
-    // cleaned up; the reference stays valid that long.
+    // The reference must stay valid while any kernel of this step may use
+    // it, even if the container is reset meanwhile: the step holds the Var.
     ctx->set_output_ref(0, &var->mu, &var->tensor, &var->declared_shape);
+    ctx->KeepAliveForStep(std::move(var));
   }
   bool IsExpensive() const override { return false; }
 

@@ -1,22 +1,24 @@
-// The in-process Session: one CPU device, a cache of prepared steps keyed by
-// Run signature, and one thread pool shared by all of its steps (for
-// independent nodes and for the shards of large kernels alike).
+// The in-process Session: its own devices (SessionOptions::cpu_devices CPU
+// devices sharing one thread pool), a cache of prepared steps keyed by Run
+// signature, and the state of the steps in flight (for Close and deadlines).
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <set>
 #include <shared_mutex>
 #include <unordered_map>
 
-#include "flowvm/inspect.h"
+#include "core/timer.h"
 #include "flowvm/session.h"
-#include "graph/graph.h"
-#include "graph/shape_inference.h"
 #include "kernels/framework/call_frame.h"
 #include "kernels/framework/cancellation.h"
-#include "kernels/framework/resource_mgr.h"
-#include "runtime/executor.h"
-#include "runtime/feed_fetch_rewrite.h"
+#include "runtime/device.h"
+#include "runtime/graph_validation.h"
+#include "runtime/local_rendezvous.h"
+#include "runtime/prepared_step.h"
+#include "runtime/session_factory.h"
+#include "runtime/step_stats_collector.h"
 
 namespace flowvm {
 
@@ -26,27 +28,40 @@ double MsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
+// What one running step shares between its partitions and with the session.
+struct StepContext {
+  int64_t step_id = 0;
+  CancellationManager cancellation;
+  StepResources resources;
+  std::unique_ptr<LocalRendezvous> rendezvous;  // only when the step has several partitions
+  StepInFlight in_flight;
 
-struct PreparedStep {
-  std::unique_ptr<Executor> executor;
-  std::vector<FeedSpec> feeds;
-  std::vector<std::string> pruned;
-  int num_fetches = 0;
-  int graph_nodes = 0;
-  double prepare_ms = 0;
+  // Stops every partition: later nodes do not start and a Recv waiting for
+  // a tensor fails with `reason`.
+  void Cancel(const Status& reason) {
+    cancellation.StartCancel(reason);
+    if (rendezvous) rendezvous->StartAbort(reason);
+  }
 };
 
 class DirectSession : public Session {
  public:
-  DirectSession(const SessionOptions& options, GraphDef graph)
-      : options_(options), graph_def_(std::move(graph)) {
-    int threads = options.num_threads > 0 ? options.num_threads : ThreadPool::HardwareConcurrency();
-    threads_ = threads;
-    // The calling thread runs nodes too, so N threads need N-1 workers.
-    if (threads > 1) pool_ = std::make_unique<ThreadPool>("flowvm", threads - 1);
+  DirectSession(const SessionOptions& options, GraphDef graph, std::unique_ptr<ThreadPool> pool, int threads,
+                std::unique_ptr<DeviceMgr> devices)
+      : options_(options),
+        threads_(threads),
+        pool_(std::move(pool)),
+        devices_(std::move(devices)),
+        graph_def_(std::move(graph)) {}
+
+  ~DirectSession() override {
+    Close().IgnoreError();
+    // Executors (and their kernels) go before the devices they run on.
+    cache_.clear();
+    devices_.reset();
   }
 
-  ~DirectSession() override { Close().IgnoreError(); }
+  using Session::Run;
 
   Status Extend(const GraphDef& graph) override {
     {
@@ -57,32 +72,52 @@ class DirectSession : public Session {
     GraphDef merged = graph_def_;
     for (const NodeDef& n : graph.node()) *merged.add_node() = n;
     if (graph.has_versions() && !graph_def_.has_versions()) *merged.mutable_versions() = graph.versions();
-    Status s = ValidateGraphDef(merged);
+    Status s = ValidateGraphForDevices(merged, DescribeDevices(*devices_), options_.allow_soft_placement);
     if (!s.ok()) return s.WithContext("Extend");
     graph_def_ = std::move(merged);
     return Status::OK();
   }
 
-  Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds, const std::vector<std::string>& fetches,
-             const std::vector<std::string>& targets, std::vector<Tensor>* outputs, RunStats* stats) override {
-    auto start = std::chrono::steady_clock::now();
+  Status Run(const RunOptions& run_options, const std::vector<std::pair<std::string, Tensor>>& feeds,
+             const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+             std::vector<Tensor>* outputs, RunMetadata* metadata, RunStats* stats) override {
+    StepContext ctx;
+    ctx.step_id = next_step_id_.fetch_add(1, std::memory_order_relaxed);
     {
       std::lock_guard<std::mutex> lock(run_mu_);
       if (closed_) return errors::FailedPrecondition("Run on a closed session");
-      ++in_flight_;
+      live_.insert(&ctx);
     }
-    Status s = DoRun(feeds, fetches, targets, outputs, stats, start);
+    Status s = DoRun(&ctx, run_options, feeds, fetches, targets, outputs, metadata, stats);
     {
       std::lock_guard<std::mutex> lock(run_mu_);
-      if (--in_flight_ == 0) run_cv_.notify_all();
+      live_.erase(&ctx);
+      if (live_.empty()) run_cv_.notify_all();
     }
     return s;
   }
 
+  Status ListDevices(std::vector<DeviceInfo>* devices) override {
+    devices->clear();
+    for (const Device* d : devices_->devices())
+      devices->push_back({d->name(), d->device_type(), d->incarnation(), d->allocator()->GetStats()});
+    return Status::OK();
+  }
+
+  Status ResetContainers(const std::vector<std::string>& containers) override {
+    for (const Device* d : devices_->devices())
+      for (const std::string& c : containers) d->resource_manager()->Cleanup(c);
+    return Status::OK();
+  }
+
   Status Close() override {
     std::unique_lock<std::mutex> lock(run_mu_);
-    closed_ = true;
-    run_cv_.wait(lock, [this] { return in_flight_ == 0; });
+    if (!closed_) {
+      closed_ = true;
+      for (StepContext* ctx : live_)
+        ctx->Cancel(errors::Cancelled("the session was closed while step ", ctx->step_id, " was running"));
+    }
+    run_cv_.wait(lock, [this] { return live_.empty(); });
     std::unique_lock<std::shared_mutex> cache_lock(cache_mu_);
     cache_.clear();
     return Status::OK();
@@ -108,27 +143,31 @@ class DirectSession : public Session {
   StatusOr<std::shared_ptr<PreparedStep>> Prepare(const std::vector<std::pair<std::string, Tensor>>& feeds,
                                                   const std::vector<std::string>& fetches,
                                                   const std::vector<std::string>& targets) {
-    auto start = std::chrono::steady_clock::now();
-    auto step = std::make_shared<PreparedStep>();
-    auto graph = std::make_unique<Graph>();
-    {
-      std::shared_lock<std::shared_mutex> lock(graph_mu_);
-      FLOWVM_RETURN_IF_ERROR(ConvertGraphDefToGraph(graph_def_, graph.get()));
-    }
-    step->graph_nodes = graph->num_nodes();
     std::vector<std::string> feed_names;
     for (const auto& f : feeds) feed_names.push_back(f.first);
-    RewriteResult rewrite;
-    FLOWVM_RETURN_IF_ERROR(RewriteGraphForRun(graph.get(), feed_names, fetches, targets, &rewrite));
-    ExecutorOptions opts;
-    opts.resource_mgr = ResourceMgr::ProcessDefault();
-    opts.pool = pool_.get();
-    FLOWVM_ASSIGN_OR_RETURN(step->executor, Executor::Create(std::move(graph), opts));
-    step->feeds = std::move(rewrite.feeds);
-    step->pruned = std::move(rewrite.pruned);
-    step->num_fetches = static_cast<int>(fetches.size());
-    step->prepare_ms = MsSince(start);
-    return step;
+    std::map<std::string, std::string> pinned;
+    {
+      std::lock_guard<std::mutex> lock(pinned_mu_);
+      pinned = pinned_;
+    }
+    std::unique_ptr<PreparedStep> step;
+    {
+      std::shared_lock<std::shared_mutex> lock(graph_mu_);
+      PrepareInputs in;
+      in.graph = &graph_def_;
+      in.devices = devices_.get();
+      in.options = &options_;
+      in.cost_model = &cost_model_;
+      in.pinned = &pinned;
+      FLOWVM_ASSIGN_OR_RETURN(step, PrepareStep(in, feed_names, fetches, targets));
+    }
+    {
+      // A stateful node keeps the device it first got for the session's
+      // life, whatever signature runs it later.
+      std::lock_guard<std::mutex> lock(pinned_mu_);
+      for (const auto& [node, device] : step->stateful_placements) pinned_.try_emplace(node, device);
+    }
+    return std::shared_ptr<PreparedStep>(std::move(step));
   }
 
   Status CheckFeeds(const PreparedStep& step, const std::vector<std::pair<std::string, Tensor>>& feeds) {
@@ -147,9 +186,53 @@ class DirectSession : public Session {
     return Status::OK();
   }
 
-  Status DoRun(const std::vector<std::pair<std::string, Tensor>>& feeds, const std::vector<std::string>& fetches,
-               const std::vector<std::string>& targets, std::vector<Tensor>* outputs, RunStats* stats,
-               std::chrono::steady_clock::time_point start) {
+  // Runs every partition of the step and waits for all of them. A step of
+  // one partition runs it directly, with no rendezvous.
+  Status RunPartitions(const PreparedStep& step, Executor::RunArgs args,
+                       StepStatsCollector* collector) {
+    if (step.partitions.size() == 1) {
+      const auto& p = step.partitions[0];
+      if (collector != nullptr) args.stats = collector->ForDevice(p.device);
+      return p.executor->Run(args);
+    }
+    // Shared, so that a partition finishing on a pool thread never touches
+    // this frame after the last one has woken it.
+    struct Join {
+      std::mutex mu;
+      std::condition_variable cv;
+      int remaining = 0;
+    };
+    auto join = std::make_shared<Join>();
+    join->remaining = static_cast<int>(step.partitions.size());
+    auto on_done = [join](const Status&) {
+      // The first error is in the step's cancellation reason; see DoRun.
+      std::lock_guard<std::mutex> lock(join->mu);
+      if (--join->remaining == 0) join->cv.notify_all();
+    };
+    auto start = [args, collector, on_done](const PreparedStep::Partition* p) {
+      Executor::RunArgs a = args;
+      if (collector != nullptr) a.stats = collector->ForDevice(p->device);
+      p->executor->RunAsync(a, on_done);
+    };
+    // With a pool, the other partitions start there and this thread runs
+    // the first; without one, they run here in turn: a partition waiting in
+    // a Recv returns, and the Send that completes it later resumes it.
+    for (size_t i = 1; i < step.partitions.size(); ++i) {
+      const PreparedStep::Partition* p = &step.partitions[i];
+      if (pool_ != nullptr) pool_->Schedule([start, p] { start(p); });
+      else start(p);
+    }
+    start(&step.partitions[0]);
+    std::unique_lock<std::mutex> lock(join->mu);
+    join->cv.wait(lock, [&join] { return join->remaining == 0; });
+    return Status::OK();
+  }
+
+  Status DoRun(StepContext* ctx, const RunOptions& run_options, const std::vector<std::pair<std::string, Tensor>>& feeds,
+               const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+               std::vector<Tensor>* outputs, RunMetadata* metadata, RunStats* stats) {
+    if (run_options.timeout_in_ms() < 0)
+      return errors::InvalidArgument("RunOptions.timeout_in_ms must be >= 0, got ", run_options.timeout_in_ms());
     // Callers that fetch nothing may pass no output vector.
     std::vector<Tensor> unused_outputs;
     if (outputs == nullptr) {
@@ -163,7 +246,7 @@ class DirectSession : public Session {
       auto it = cache_.find(key);
       if (it != cache_.end()) step = it->second;
     }
-    bool hit = step != nullptr;
+    const bool hit = step != nullptr;
     if (!hit) {
       FLOWVM_ASSIGN_OR_RETURN(step, Prepare(feeds, fetches, targets));
       std::unique_lock<std::shared_mutex> lock(cache_mu_);
@@ -177,37 +260,71 @@ class DirectSession : public Session {
     for (const auto& f : feeds) args.push_back(f.second);
     outputs->assign(step->num_fetches, Tensor());
     CallFrame frame(args.data(), static_cast<int>(args.size()), outputs->data(), step->num_fetches);
-    CancellationManager cancellation;
+    if (step->partitions.size() > 1) ctx->rendezvous = std::make_unique<LocalRendezvous>();
+    std::unique_ptr<StepStatsCollector> collector;
+    if (run_options.trace_level() != RunOptions::NO_TRACE) collector = std::make_unique<StepStatsCollector>();
+
     Executor::RunArgs run_args;
-    run_args.step_id = next_step_id_.fetch_add(1, std::memory_order_relaxed);
-    run_args.cancellation = &cancellation;
+    run_args.step_id = ctx->step_id;
+    run_args.cancellation = &ctx->cancellation;
+    run_args.rendezvous = ctx->rendezvous.get();
+    run_args.resources = &ctx->resources;
     run_args.call_frame = &frame;
+    Timer::Token deadline = 0;
+    const int64_t timeout_ms = run_options.timeout_in_ms();
+    if (timeout_ms > 0) {
+      run_args.in_flight = &ctx->in_flight;
+      deadline = Timer::Global()->Schedule(
+          std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms), [ctx, timeout_ms] {
+            std::vector<std::string> running = ctx->in_flight.Describe();
+            std::string list;
+            for (size_t i = 0; i < running.size() && i < 10; ++i) list += (i ? "; " : "") + running[i];
+            if (running.size() > 10) list += "; ... (" + std::to_string(running.size()) + " in all)";
+            ctx->Cancel(errors::DeadlineExceeded("step ", ctx->step_id, " exceeded its deadline of ", timeout_ms,
+                                                 " ms", list.empty() ? "" : "; still running: " + list));
+          });
+    }
     auto run_start = std::chrono::steady_clock::now();
-    Status s = step->executor->Run(run_args);
+    Status s = RunPartitions(*step, run_args, collector.get());
+    if (deadline != 0) Timer::Global()->Cancel(deadline);
+    // The step's first error (or the deadline, or Close) is the reason it
+    // was cancelled: the partitions it stopped report only consequences.
+    if (ctx->cancellation.IsCancelled()) s = ctx->cancellation.reason();
     if (stats != nullptr) {
-      stats->step_id = run_args.step_id;
+      stats->step_id = ctx->step_id;
       stats->cache_hit = hit;
       stats->graph_nodes = step->graph_nodes;
-      stats->executed_nodes = step->executor->num_nodes();
+      stats->executed_nodes = step->executed_nodes;
       stats->pruned = step->pruned;
       stats->num_threads = threads_;
+      stats->partitions = static_cast<int>(step->partitions.size());
       stats->prepare_ms = hit ? 0 : step->prepare_ms;
       stats->run_ms = MsSince(run_start);
-      (void)start;
+      stats->optimizations = hit ? std::vector<std::string>() : step->optimizations;
+      stats->placement = hit ? std::vector<std::string>() : step->placement;
+      stats->transfers = hit ? std::vector<std::string>() : step->transfers;
+      stats->scheduled_recvs = hit ? std::vector<std::string>() : step->scheduled_recvs;
     }
+    if (collector != nullptr) {
+      for (const auto& m : collector->Measurements()) cost_model_.RecordMeasurement(m.node, m.device_type, m.nanos);
+      if (metadata != nullptr) collector->Finalize(metadata->mutable_step_stats());
+    }
+    if (metadata != nullptr && run_options.output_partition_graphs())
+      for (const GraphDef& g : step->partition_graphs) *metadata->add_partition_graphs() = g;
     if (!s.ok()) {
       outputs->clear();
       return s;
     }
     for (int i = 0; i < step->num_fetches; ++i)
-      if (!(*outputs)[i].IsInitialized())
-        return errors::Internal("fetch '", fetches[i], "' produced no value");
+      if (!(*outputs)[i].IsInitialized()) return errors::Internal("fetch '", fetches[i], "' produced no value");
     return Status::OK();
   }
 
   const SessionOptions options_;
-  int threads_ = 1;
+  const int threads_;
   std::unique_ptr<ThreadPool> pool_;
+  std::unique_ptr<DeviceMgr> devices_;
+  CostModel cost_model_;
 
   mutable std::shared_mutex graph_mu_;
   GraphDef graph_def_;
@@ -215,25 +332,37 @@ class DirectSession : public Session {
   std::shared_mutex cache_mu_;
   std::unordered_map<std::string, std::shared_ptr<PreparedStep>> cache_;
 
+  std::mutex pinned_mu_;
+  std::map<std::string, std::string> pinned_;  // stateful node -> device
+
   std::mutex run_mu_;
   std::condition_variable run_cv_;
-  int in_flight_ = 0;
+  std::set<StepContext*> live_;
   bool closed_ = false;
 
   std::atomic<int64_t> next_step_id_{1};
 };
 
+class DirectSessionFactory : public SessionFactory {
+ public:
+  bool AcceptsTarget(const std::string& target) const override { return target.empty() || target == "local"; }
+
+  StatusOr<std::unique_ptr<Session>> NewSession(const SessionOptions& options, const GraphDef& graph) override {
+    int threads = options.num_threads > 0 ? options.num_threads : ThreadPool::HardwareConcurrency();
+    // The calling thread runs nodes too, so N threads need N-1 workers.
+    std::unique_ptr<ThreadPool> pool;
+    if (threads > 1) pool = std::make_unique<ThreadPool>("flowvm", threads - 1);
+    FLOWVM_ASSIGN_OR_RETURN(std::unique_ptr<DeviceMgr> devices,
+                            DeviceMgr::NewCpuDevices(options.cpu_devices, pool.get()));
+    FLOWVM_RETURN_IF_ERROR(ValidateGraphForDevices(graph, DescribeDevices(*devices), options.allow_soft_placement));
+    return std::unique_ptr<Session>(
+        new DirectSession(options, graph, std::move(pool), threads, std::move(devices)));
+  }
+};
+
+struct RegisterDirectSession {
+  RegisterDirectSession() { SessionFactory::Register("local (\"\")", std::make_unique<DirectSessionFactory>()); }
+} register_direct_session;
+
 }  // namespace
-
-StatusOr<std::unique_ptr<Session>> Session::Create(const SessionOptions& options, const GraphDef& graph) {
-  if (options.num_threads < 0)
-    return errors::InvalidArgument("num_threads must be >= 0, got ", options.num_threads);
-  FLOWVM_RETURN_IF_ERROR(ValidateGraphDef(graph));
-  return std::unique_ptr<Session>(new DirectSession(options, graph));
-}
-
-void ResetContainers(const std::vector<std::string>& containers) {
-  for (const auto& c : containers) ResourceMgr::ProcessDefault()->Cleanup(c);
-}
-
 }  // namespace flowvm

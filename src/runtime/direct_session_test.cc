@@ -272,7 +272,6 @@ TEST(DirectSessionTest, FailedPrepareIsNotCached) {
 }
 
 TEST(DirectSessionTest, DuplicateFeedAndRefFeeds) {
-  ResetContainers({""});
   auto session = NewSession(CounterGraph("sess_feed_v"));
   std::vector<Tensor> out;
   ExpectError(session->Run({{"x", F({1, 1}, {2})}, {"x:0", F({1, 1}, {2})}}, {}, {"inc"}, &out),
@@ -296,7 +295,6 @@ TEST(DirectSessionTest, CloseThenRunFails) {
 }
 
 TEST(DirectSessionTest, VariableStatePersistsAcrossRuns) {
-  ResetContainers({""});
   auto session = NewSession(CounterGraph("sess_counter"));
   std::vector<Tensor> out;
   FLOWVM_ASSERT_OK(session->Run({}, {"is_init"}, {}, &out));
@@ -322,36 +320,53 @@ TEST(DirectSessionTest, VariableStatePersistsAcrossRuns) {
   ExpectTensorNear(out[0], F({0, 0}, {2}));
 }
 
-TEST(DirectSessionTest, SessionsShareVariablesThroughANamedContainer) {
-  ResetContainers({"shared"});
-  auto writer = NewSession(CounterGraph("sess_shared_v", "shared"));
-  auto reader = NewSession(MakeGraph({TestNode("sess_shared_v", "VariableV2")
-                                          .Attr("dtype", DT_FLOAT)
-                                          .Attr("shape", PartialTensorShape({2}))
-                                          .Attr("container", "shared"),
-                                      Unary("look", "Identity", "sess_shared_v")}));
-  std::vector<Tensor> out;
-  ExpectError(reader->Run({}, {"look"}, {}, &out), Code::kFailedPrecondition, {"sess_shared_v"});
-  FLOWVM_ASSERT_OK(writer->Run({}, {}, {"init"}, &out));
-  FLOWVM_ASSERT_OK(writer->Run({{"x", F({3, 4}, {2})}}, {}, {"inc"}, &out));
-  FLOWVM_ASSERT_OK(reader->Run({}, {"look"}, {}, &out));
-  ExpectTensorNear(out[0], F({3, 4}, {2}));
+// A local session owns its devices, so its variables are its own, in every
+// container: two sessions of one graph never see each other's values.
+TEST(DirectSessionTest, SessionsDoNotShareVariables) {
+  for (const char* container : {"", "shared"}) {
+    SCOPED_TRACE(container);
+    auto a = NewSession(CounterGraph("sess_v", container));
+    auto b = NewSession(CounterGraph("sess_v", container));
+    std::vector<Tensor> out;
+    FLOWVM_ASSERT_OK(a->Run({}, {}, {"init"}, &out));
+    FLOWVM_ASSERT_OK(a->Run({{"x", F({3, 4}, {2})}}, {}, {"inc"}, &out));
+    ExpectError(b->Run({}, {"read"}, {}, &out), Code::kFailedPrecondition, {"sess_v"});
+    FLOWVM_ASSERT_OK(b->Run({}, {}, {"init"}, &out));
+    FLOWVM_ASSERT_OK(b->Run({}, {"read"}, {}, &out));
+    ExpectTensorNear(out[0], F({0, 0}, {2}));
+    FLOWVM_ASSERT_OK(a->Run({}, {"read"}, {}, &out));
+    ExpectTensorNear(out[0], F({3, 4}, {2}));
+  }
+}
 
-  // Another container (here the default one) is unaffected by the reset, and
-  // does not see the shared value.
-  auto other = NewSession(CounterGraph("sess_shared_v"));
-  FLOWVM_ASSERT_OK(other->Run({}, {}, {"init"}, &out));
-  ResetContainers({"shared"});
-  ExpectError(reader->Run({}, {"look"}, {}, &out), Code::kFailedPrecondition, {"sess_shared_v"});
-  FLOWVM_ASSERT_OK(writer->Run({}, {"is_init"}, {}, &out));
+// ResetContainers drops the named containers of the session's devices and
+// leaves the others alone; a reset variable starts uninitialized again.
+TEST(DirectSessionTest, ResetContainersDropsOnlyTheNamedOnes) {
+  auto var = [](const std::string& name, const std::string& container) {
+    return TestNode(name, "VariableV2")
+        .Attr("dtype", DT_FLOAT)
+        .Attr("shape", PartialTensorShape({2}))
+        .Attr("container", container)
+        .Attr("_class", std::vector<std::string>{});
+  };
+  GraphDef graph = MakeGraph({var("in_shared", "shared"), var("in_default", ""), ConstNode("zeros", F({0, 0}, {2})),
+                              Binary("init_s", "Assign", "in_shared", "zeros"),
+                              Binary("init_d", "Assign", "in_default", "zeros"),
+                              TestNode("is_s", "IsVariableInitialized").Input("in_shared").Attr("dtype", DT_FLOAT),
+                              TestNode("is_d", "IsVariableInitialized").Input("in_default").Attr("dtype", DT_FLOAT)});
+  SessionOptions options;
+  options.cpu_devices = 2;  // containers live on every device
+  auto session = Session::Create(options, graph);
+  ASSERT_TRUE(session.ok()) << session.status();
+  std::vector<Tensor> out;
+  FLOWVM_ASSERT_OK((*session)->Run({}, {}, {"init_s", "init_d"}, &out));
+  FLOWVM_ASSERT_OK((*session)->ResetContainers({"shared"}));
+  FLOWVM_ASSERT_OK((*session)->Run({}, {"is_s", "is_d"}, {}, &out));
   EXPECT_FALSE(out[0].scalar<bool>());
-  FLOWVM_ASSERT_OK(other->Run({}, {"read"}, {}, &out));
-  ExpectTensorNear(out[0], F({0, 0}, {2}));
-  // Initializing again works.
-  FLOWVM_ASSERT_OK(writer->Run({}, {}, {"init"}, &out));
-  FLOWVM_ASSERT_OK(reader->Run({}, {"look"}, {}, &out));
-  ExpectTensorNear(out[0], F({0, 0}, {2}));
-  ResetContainers({"shared", ""});
+  EXPECT_TRUE(out[1].scalar<bool>());
+  FLOWVM_ASSERT_OK((*session)->ResetContainers({"", "no_such_container"}));
+  FLOWVM_ASSERT_OK((*session)->Run({}, {"is_d"}, {}, &out));
+  EXPECT_FALSE(out[0].scalar<bool>());
 }
 
 }  // namespace

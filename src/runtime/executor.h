@@ -1,22 +1,34 @@
-// Executor: runs one prepared graph (paper section 3.1) once per step.
+// Executor: runs one partition of a prepared graph (paper section 3.1) on
+// one device, once per step.
 //
-// Creation instantiates a kernel per node and precomputes, per node, where
-// its inputs live in a flat slot array, its out-edges and its initial pending
-// count, so a step allocates only two arrays. A step keeps an atomic pending
-// count per node and a ready queue: ready cheap nodes run inline on the
-// thread that made them ready; when several become ready at once, expensive
-// ones go to the thread pool. Asynchronous kernels get a `done` callback and
-// hold no thread while they wait. The first error cancels the step (no new
-// node starts, the cancellation manager and rendezvous are told) and is
-// returned with the failing node's name.
+// Creation instantiates a kernel per node on the device and precomputes, per
+// node, where its inputs live in a flat slot array, its out-edges and its
+// initial pending count, so a step allocates only two arrays. A step keeps an
+// atomic pending count per node and a ready queue: ready cheap nodes run
+// inline on the thread that made them ready; when several become ready at
+// once, expensive ones go to the thread pool.
+//
+// Asynchronous kernels (Recv, later queue ops) get a `done` callback and
+// hold no thread while they wait. Their completion never runs this
+// partition's nodes on the completing thread's stack (that thread may be
+// deep inside another partition's Send): with a thread pool it is handed to
+// the pool; without one it is deferred until the completing thread's own
+// executor loop unwinds (a trampoline), so an alternating Send/Recv chain
+// between partitions runs in constant stack depth.
+//
+// The first error cancels the step (no new node starts; the cancellation
+// manager and rendezvous are told, which stops the step's other partitions)
+// and is returned with the failing node's name.
 //
 // Thread safety: Run may be called from many threads at once (concurrent
 // steps); each step has its own state. The executor must outlive its steps.
 #ifndef FLOWVM_RUNTIME_EXECUTOR_H_
 #define FLOWVM_RUNTIME_EXECUTOR_H_
 
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -27,10 +39,15 @@
 
 namespace flowvm {
 
+class NodeStatsRecorder;
+class StepInFlight;
+
 struct ExecutorOptions {
-  std::string device_type = DEVICE_CPU;
-  ResourceMgr* resource_mgr = nullptr;  // not owned
-  ThreadPool* pool = nullptr;           // not owned; null: run every node on the caller's thread
+  // The device the partition runs on (not owned). Null only in tests: the
+  // kernels then allocate from the process allocator and have no resources.
+  DeviceBase* device = nullptr;
+  // Not owned; null: run every node on the caller's thread.
+  ThreadPool* pool = nullptr;
 };
 
 class Executor {
@@ -39,7 +56,10 @@ class Executor {
     int64_t step_id = 0;
     CancellationManager* cancellation = nullptr;  // not owned; may be null
     Rendezvous* rendezvous = nullptr;             // not owned; may be null
+    StepResources* resources = nullptr;           // not owned; may be null
     CallFrame* call_frame = nullptr;              // not owned; may be null
+    NodeStatsRecorder* stats = nullptr;           // not owned; non-null: trace every node
+    StepInFlight* in_flight = nullptr;            // not owned; may be null
   };
   using DoneCallback = std::function<void(const Status&)>;
 
@@ -50,23 +70,42 @@ class Executor {
 
   // Runs one step; blocks until every node is done or the step failed.
   Status Run(const RunArgs& args);
-  // Runs one step; `done` is called once, possibly on another thread.
+  // Runs one step; `done` is called once, possibly on another thread (and
+  // possibly before RunAsync returns).
   void RunAsync(const RunArgs& args, DoneCallback done);
 
   const Graph& graph() const { return *graph_; }
+  DeviceBase* device() const { return options_.device; }
   int num_nodes() const;
 
  private:
   class StepRun;
   struct NodeItem;
+  friend class StepInFlight;
   Executor() = default;
 
   std::unique_ptr<Graph> graph_;
   ExecutorOptions options_;
+  std::string device_type_;
   std::vector<NodeItem> items_;        // one per node, dense ids
   std::vector<int> roots_;             // items with no inputs
   int total_input_slots_ = 0;
   std::vector<std::unique_ptr<OpKernel>> kernels_;
+};
+
+// The partitions of one step register here while they run, so the step's
+// owner can say what was still running when a deadline passed. Thread-safe;
+// must outlive the steps that use it.
+class StepInFlight {
+ public:
+  // "node 'x' (_Recv) on /job:localhost/replica:0/task:0/device:CPU:1", for
+  // every node that is ready, computing or waiting in an async kernel.
+  std::vector<std::string> Describe() const;
+
+ private:
+  friend class Executor::StepRun;
+  mutable std::mutex mu_;
+  std::vector<const Executor::StepRun*> runs_;
 };
 
 }  // namespace flowvm

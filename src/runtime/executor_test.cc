@@ -180,12 +180,12 @@ class ExecutorTest : public ::testing::Test {
     auto graph = std::make_unique<Graph>();
     FLOWVM_RETURN_IF_ERROR(ConvertGraphDefToGraph(def, graph.get()));
     ExecutorOptions opts;
-    opts.resource_mgr = &rm_;
+    opts.device = &device_;
     opts.pool = pool;
     return Executor::Create(std::move(graph), opts);
   }
 
-  ResourceMgr rm_;
+  DeviceBase device_{"/job:localhost/replica:0/task:0/device:CPU:0", DEVICE_CPU, 1, nullptr};
 };
 
 TEST_F(ExecutorTest, AsyncKernelCompletesFromAnotherThread) {

@@ -35,6 +35,8 @@ Status RewriteGraphForRun(Graph* graph, const std::vector<std::string>& feeds,
                           RewriteResult* result) {
   result->feeds.clear();
   result->pruned.clear();
+  // The feed and fetch nodes are the runtime's own: '_' names.
+  graph->set_allow_internal_names(true);
   // (node name, port) -> the _Arg node that replaces it
   std::map<std::pair<std::string, int>, Node*> fed;
   // Consumers that take a fed tensor by reference keep their edge to the
@@ -59,8 +61,10 @@ Status RewriteGraphForRun(Graph* graph, const std::vector<std::string>& feeds,
       if (GetNodeAttr(src->def(), "shape", &shape).ok()) spec.shape = shape;
     }
     NodeDef arg;
-    arg.set_name(UniqueName(*graph, id.node + "/_feed" + std::to_string(id.port)));
+    arg.set_name(UniqueName(*graph, "_arg_" + id.node + "_" + std::to_string(id.port)));
     arg.set_op("_Arg");
+    // The value enters where the node it replaces was asked to run.
+    arg.set_device(src->requested_device());
     (*arg.mutable_attr())["T"] = MakeAttrValue(spec.dtype);
     (*arg.mutable_attr())["index"] = MakeAttrValue(static_cast<int64_t>(i));
     FLOWVM_ASSIGN_OR_RETURN(Node * arg_node, graph->AddNode(std::move(arg)));
@@ -93,7 +97,7 @@ Status RewriteGraphForRun(Graph* graph, const std::vector<std::string>& feeds,
       port = 0;
     }
     NodeDef ret;
-    ret.set_name(UniqueName(*graph, id.node + "/_fetch" + std::to_string(id.port)));
+    ret.set_name(UniqueName(*graph, "_retval_" + id.node + "_" + std::to_string(id.port)));
     ret.set_op("_Retval");
     (*ret.mutable_attr())["T"] = MakeAttrValue(BaseType(src->output_type(port)));
     (*ret.mutable_attr())["index"] = MakeAttrValue(static_cast<int64_t>(i));

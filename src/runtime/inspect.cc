@@ -7,17 +7,11 @@
 #include "graph/graph.h"
 #include "graph/shape_inference.h"
 #include "kernels/framework/kernel_registry.h"
+#include "runtime/graph_validation.h"
 
 namespace flowvm {
 
-Status ValidateGraphDef(const GraphDef& def) {
-  Graph graph;
-  FLOWVM_RETURN_IF_ERROR(ConvertGraphDefToGraph(def, &graph));
-  ShapeRefiner refiner;
-  FLOWVM_RETURN_IF_ERROR(refiner.InferAll(graph));
-  for (Node* n : graph.nodes()) FLOWVM_RETURN_IF_ERROR(CheckKernelExists(DEVICE_CPU, n->def()));
-  return Status::OK();
-}
+Status ValidateGraphDef(const GraphDef& def) { return ValidateGraphForDevices(def, LocalCpuDevices(1), false); }
 
 GraphReport InspectGraph(const GraphDef& def) {
   GraphReport report;
@@ -38,7 +32,7 @@ GraphReport InspectGraph(const GraphDef& def) {
       AddDefaultsToNodeDef((*reg)->op_def, &filled);
       Status s = ValidateNodeDef(filled, (*reg)->op_def);
       if (!s.ok()) report.errors.push_back(AttachNode(s, nd));
-      else if (Status k = CheckKernelExists(DEVICE_CPU, filled); !k.ok())
+      else if (Status k = CheckNodeHasDevice(filled, LocalCpuDevices(1), false); !k.ok())
         report.errors.push_back(k);
     }
     if (!seen.insert(nd.name()).second)

@@ -194,7 +194,6 @@ TEST_F(SymbolicGradientsTest, GradientOfAVariable) {
   Status s = (*session)->Run({{"x", Tensor::FromVector<float>({5, 6})}}, {dw[0].name()}, {}, &out);
   ASSERT_TRUE(s.ok()) << s;
   ExpectTensorNear(out[0], Tensor::FromVector<float>({5, 6}), 0);
-  ResetContainers({""});
 }
 
 }  // namespace

@@ -24,7 +24,7 @@ TestNode& TestNode::Input(const std::string& input) {
   return *this;
 }
 
-OpTest::OpTest() = default;
+OpTest::OpTest() : device_("/job:localhost/replica:0/task:0/device:CPU:0", DEVICE_CPU, 1, nullptr) {}
 OpTest::~OpTest() {
   // Outputs may point into variables the resource manager owns.
   outputs_.clear();
@@ -38,7 +38,7 @@ Status OpTest::Init(const NodeDef& def) {
   FLOWVM_RETURN_IF_ERROR(ValidateNodeDef(def_, reg->op_def));
   DataTypeVector in_types, out_types;
   FLOWVM_RETURN_IF_ERROR(InOutTypesForNode(def_, reg->op_def, &in_types, &out_types));
-  FLOWVM_ASSIGN_OR_RETURN(kernel_, CreateOpKernel(DEVICE_CPU, def_, reg->op_def, in_types, out_types, &rm_));
+  FLOWVM_ASSIGN_OR_RETURN(kernel_, CreateOpKernel(DEVICE_CPU, def_, reg->op_def, in_types, out_types, &device_));
   return Status::OK();
 }
 
@@ -54,7 +54,7 @@ void OpTest::AddRefInput(Tensor* tensor, std::mutex* mu) {
 
 std::shared_ptr<Var> OpTest::AddVarInput(const std::string& name, DataType dtype, const PartialTensorShape& shape) {
   std::shared_ptr<Var> var;
-  Status s = rm_.LookupOrCreate<Var>("", name, &var, [&]() -> StatusOr<std::shared_ptr<Var>> {
+  Status s = resource_mgr()->LookupOrCreate<Var>("", name, &var, [&]() -> StatusOr<std::shared_ptr<Var>> {
     return std::make_shared<Var>(dtype, shape);
   });
   EXPECT_TRUE(s.ok()) << s;
@@ -84,7 +84,7 @@ Status OpTest::Run() {
   give_inputs_ = false;
   outputs_.assign(kernel_->num_outputs(), OutputSlot());
   StepState step;
-  step.resource_mgr = &rm_;
+  step.device = &device_;
   step.pool = pool_.get();
   OpKernelContext ctx(&step, kernel_.get(), in.data(), outputs_.data());
   kernel_->Compute(&ctx);

@@ -9,7 +9,7 @@
 //
 // Init validates the NodeDef against the op registry (filling attr
 // defaults) and creates the CPU kernel with CreateOpKernel; Run computes it
-// once with a StepState whose ResourceMgr the OpTest owns. Ref inputs are
+// once on a CPU device the OpTest owns (its allocator and ResourceMgr). Ref inputs are
 // bound to a Var (AddVarInput) or to any tensor + mutex (AddRefInput).
 // Shape functions are tested with InferShapes over a small graph.
 #ifndef FLOWVM_TESTS_UTIL_OP_TEST_UTIL_H_
@@ -99,10 +99,11 @@ class OpTest {
 
   OpKernel* kernel() const { return kernel_.get(); }
   const NodeDef& node_def() const { return def_; }
-  ResourceMgr* resource_mgr() { return &rm_; }
+  ResourceMgr* resource_mgr() { return device_.resource_manager(); }
+  DeviceBase* device() { return &device_; }
 
  private:
-  ResourceMgr rm_;
+  DeviceBase device_;
   NodeDef def_;
   std::unique_ptr<OpKernel> kernel_;
   std::vector<Tensor> values_;          // value inputs (by slot; unused for refs)

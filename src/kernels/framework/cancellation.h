@@ -1,6 +1,7 @@
-// CancellationManager: one per step. The first error (or a caller) starts
-// cancellation; registered callbacks (e.g. of kernels blocked waiting for a
-// tensor) run exactly once. Thread-safe.
+// CancellationManager: one per step. The first error (or a caller: a
+// deadline, Session::Close) starts cancellation with a reason; registered
+// callbacks (e.g. of kernels blocked waiting for a tensor) run exactly once.
+// Thread-safe.
 #ifndef FLOWVM_KERNELS_FRAMEWORK_CANCELLATION_H_
 #define FLOWVM_KERNELS_FRAMEWORK_CANCELLATION_H_
 
@@ -10,6 +11,8 @@
 #include <map>
 #include <mutex>
 
+#include "flowvm/status.h"
+
 namespace flowvm {
 
 class CancellationManager {
@@ -18,8 +21,12 @@ class CancellationManager {
   static constexpr Token kInvalidToken = -1;
 
   bool IsCancelled() const { return cancelled_.load(std::memory_order_acquire); }
-  // Runs every registered callback (once); later registrations fail.
-  void StartCancel();
+  // Records why (the first reason wins), then runs every registered callback
+  // (once); later registrations fail.
+  void StartCancel(const Status& reason);
+  void StartCancel() { StartCancel(Status(Code::kCancelled, "the step was cancelled")); }
+  // The reason given to the first StartCancel; OK while not cancelled.
+  Status reason() const;
   // Returns kInvalidToken (and does not register) if already cancelled.
   Token Register(std::function<void()> callback);
   // True if the callback was removed before it ran.
@@ -27,7 +34,8 @@ class CancellationManager {
 
  private:
   std::atomic<bool> cancelled_{false};
-  std::mutex mu_;
+  mutable std::mutex mu_;
+  Status reason_;
   Token next_ = 0;
   std::map<Token, std::function<void()>> callbacks_;
 };

@@ -89,6 +89,8 @@ void internal::RegisterKernel(const KernelDef& def, KernelFactory factory) {
   r->by_op.emplace(def.op, Registration{def, std::move(factory)});
 }
 
+bool HasKernel(const std::string& device_type, const NodeDef& node) { return Find(device_type, node) != nullptr; }
+
 Status CheckKernelExists(const std::string& device_type, const NodeDef& node) {
   if (Find(device_type, node) != nullptr) return Status::OK();
   std::string types;
@@ -109,10 +111,10 @@ Status CheckKernelExists(const std::string& device_type, const NodeDef& node) {
 
 StatusOr<std::unique_ptr<OpKernel>> CreateOpKernel(const std::string& device_type, const NodeDef& node,
                                                    const OpDef& op_def, const DataTypeVector& input_types,
-                                                   const DataTypeVector& output_types, ResourceMgr* resource_mgr) {
+                                                   const DataTypeVector& output_types, DeviceBase* device) {
   const Registration* reg = Find(device_type, node);
   if (reg == nullptr) return CheckKernelExists(device_type, node);
-  OpKernelConstruction ctx(device_type, &node, &op_def, &input_types, &output_types, resource_mgr);
+  OpKernelConstruction ctx(device_type, &node, &op_def, &input_types, &output_types, device);
   std::unique_ptr<OpKernel> kernel(reg->factory(&ctx));
   if (!ctx.status().ok()) return AttachNode(ctx.status(), node);
   return kernel;

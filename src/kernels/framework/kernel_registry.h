@@ -52,13 +52,16 @@ using Name = KernelDefBuilder;
 std::vector<std::string> DescribeKernels(const std::string& op);
 // OK, or NotFound naming the node, its type attrs and the registered kernels.
 Status CheckKernelExists(const std::string& device_type, const NodeDef& node);
+// The same without building a message (the placer asks per node and device type).
+bool HasKernel(const std::string& device_type, const NodeDef& node);
 
 // Instantiates the kernel for a node. NotFound (naming the node, its types
 // and what is registered) if none matches; the constructor's error if the
 // kernel rejects the node's attrs.
+// `device` may be null (kernels built outside a device, in tests and benches).
 StatusOr<std::unique_ptr<OpKernel>> CreateOpKernel(const std::string& device_type, const NodeDef& node,
                                                    const OpDef& op_def, const DataTypeVector& input_types,
-                                                   const DataTypeVector& output_types, ResourceMgr* resource_mgr);
+                                                   const DataTypeVector& output_types, DeviceBase* device);
 
 namespace internal {
 void RegisterKernel(const KernelDef& def, KernelFactory factory);

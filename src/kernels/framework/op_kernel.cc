@@ -23,14 +23,25 @@ void AsyncOpKernel::Compute(OpKernelContext* ctx) {
 }
 
 Status OpKernelContext::allocate_output(int i, const TensorShape& shape, Tensor** out) {
-  auto t = Tensor::Allocate(kernel_->output_type(i), shape);
+  auto t = Tensor::Allocate(allocator(), kernel_->output_type(i), shape);
   if (!t.ok()) {
-    SetStatus(t.status());
-    return t.status();
+    Status s = t.status().WithContext("output " + std::to_string(i));
+    SetStatus(s);
+    return s;
   }
   outputs_[i].value = std::move(t).value();
   outputs_[i].has_value = true;
   *out = &outputs_[i].value;
+  return Status::OK();
+}
+
+Status OpKernelContext::allocate_temp(DataType dtype, const TensorShape& shape, Tensor* out) {
+  auto t = Tensor::Allocate(allocator(), dtype, shape);
+  if (!t.ok()) {
+    SetStatus(t.status());
+    return t.status();
+  }
+  *out = std::move(t).value();
   return Status::OK();
 }
 

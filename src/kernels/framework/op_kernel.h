@@ -18,11 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "core/thread_pool.h"
 #include "flowvm/dtype.h"
 #include "flowvm/status.h"
-#include "core/thread_pool.h"
 #include "flowvm/tensor.h"
 #include "graph/node_def_util.h"
+#include "kernels/framework/device_base.h"
 
 namespace flowvm {
 
@@ -32,24 +33,22 @@ class ResourceMgr;
 class CallFrame;
 class AsyncOpKernel;
 
-// Kernels are registered per device type; only "CPU" exists so far.
-inline constexpr const char* DEVICE_CPU = "CPU";
-
 // What the kernel sees of its node at construction time.
 class OpKernelConstruction {
  public:
+  // `device` may be null (a kernel built outside any device, in tests).
   OpKernelConstruction(std::string device_type, const NodeDef* def, const OpDef* op_def,
-                       const DataTypeVector* input_types, const DataTypeVector* output_types,
-                       ResourceMgr* resource_mgr)
+                       const DataTypeVector* input_types, const DataTypeVector* output_types, DeviceBase* device)
       : device_type_(std::move(device_type)), def_(def), op_def_(op_def), input_types_(input_types),
-        output_types_(output_types), resource_mgr_(resource_mgr) {}
+        output_types_(output_types), device_(device) {}
 
   const NodeDef& def() const { return *def_; }
   const OpDef& op_def() const { return *op_def_; }
   const std::string& device_type() const { return device_type_; }
   const DataTypeVector& input_types() const { return *input_types_; }
   const DataTypeVector& output_types() const { return *output_types_; }
-  ResourceMgr* resource_manager() const { return resource_mgr_; }
+  DeviceBase* device() const { return device_; }
+  ResourceMgr* resource_manager() const { return device_ == nullptr ? nullptr : device_->resource_manager(); }
 
   template <typename T>
   Status GetAttr(const std::string& name, T* out) const {
@@ -64,7 +63,7 @@ class OpKernelConstruction {
   const OpDef* op_def_;
   const DataTypeVector* input_types_;
   const DataTypeVector* output_types_;
-  ResourceMgr* resource_mgr_;
+  DeviceBase* device_;
   Status status_;
 };
 
@@ -129,14 +128,37 @@ struct OutputSlot {
   bool has_value = false;
 };
 
-// Per-step state every kernel of the step may use.
+// Resources (variables, queues) a step has used: held until the step is
+// done, so that a concurrent ResetContainers cannot free one under a kernel
+// that still points into it. Thread-safe.
+class StepResources {
+ public:
+  void Keep(std::shared_ptr<ResourceBase> resource) {
+    std::lock_guard<std::mutex> lock(mu_);
+    held_.push_back(std::move(resource));
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::shared_ptr<ResourceBase>> held_;
+};
+
+// Which frame and iteration of a loop a node runs in (0:0 outside loops);
+// part of every rendezvous key.
+struct FrameAndIter {
+  int64_t frame_id = 0;
+  int64_t iter_id = 0;
+};
+
+// Per-step state every kernel of one partition of the step may use.
 struct StepState {
   int64_t step_id = 0;
+  DeviceBase* device = nullptr;          // the partition's device; may be null in tests
   CancellationManager* cancellation = nullptr;
   Rendezvous* rendezvous = nullptr;
-  ResourceMgr* resource_mgr = nullptr;
-  CallFrame* call_frame = nullptr;  // feeds and fetches of a Session::Run
-  ThreadPool* pool = nullptr;       // the session's threads; null: run inline
+  StepResources* resources = nullptr;    // may be null: nothing is held
+  CallFrame* call_frame = nullptr;       // feeds and fetches of a Session::Run
+  ThreadPool* pool = nullptr;            // the device's threads; null: run inline
 };
 
 class OpKernelContext {
@@ -147,7 +169,20 @@ class OpKernelContext {
   OpKernel& op_kernel() const { return *kernel_; }
   const StepState& step() const { return *step_; }
   int64_t step_id() const { return step_->step_id; }
-  ResourceMgr* resource_manager() const { return step_->resource_mgr; }
+  DeviceBase* device() const { return step_->device; }
+  ResourceMgr* resource_manager() const {
+    return step_->device == nullptr ? nullptr : step_->device->resource_manager();
+  }
+  // Where outputs and temporaries come from: the device's allocator.
+  Allocator* allocator() const {
+    return step_->device == nullptr ? ProcessCpuAllocator() : step_->device->allocator();
+  }
+  FrameAndIter frame_iter() const { return frame_iter_; }
+  void set_frame_iter(FrameAndIter f) { frame_iter_ = f; }
+  // Keeps `resource` alive until the step is done (see StepResources).
+  void KeepAliveForStep(std::shared_ptr<ResourceBase> resource) const {
+    if (step_->resources != nullptr) step_->resources->Keep(std::move(resource));
+  }
   CancellationManager* cancellation_manager() const { return step_->cancellation; }
   Rendezvous* rendezvous() const { return step_->rendezvous; }
   CallFrame* call_frame() const { return step_->call_frame; }
@@ -173,8 +208,11 @@ class OpKernelContext {
   const PartialTensorShape* input_ref_declared_shape(int i) const { return inputs_[i].declared_shape; }
   bool input_is_ref(int i) const { return inputs_[i].is_ref(); }
 
-  // Allocates output i; errors (out of memory) are also set on the context.
+  // Allocates output i from the device's allocator; errors (out of memory)
+  // are also set on the context.
   Status allocate_output(int i, const TensorShape& shape, Tensor** out);
+  // A scratch tensor from the device's allocator (not an output).
+  Status allocate_temp(DataType dtype, const TensorShape& shape, Tensor* out);
   void set_output(int i, Tensor value) {
     outputs_[i].value = std::move(value);
     outputs_[i].has_value = true;
@@ -196,6 +234,7 @@ class OpKernelContext {
   OpKernel* kernel_;
   TensorValue* inputs_;
   OutputSlot* outputs_;
+  FrameAndIter frame_iter_;
   Status status_;
 };
 

@@ -62,9 +62,4 @@ std::vector<std::string> ResourceMgr::Containers() const {
   return names;
 }
 
-ResourceMgr* ResourceMgr::ProcessDefault() {
-  static ResourceMgr* mgr = new ResourceMgr();
-  return mgr;
-}
-
 }  // namespace flowvm

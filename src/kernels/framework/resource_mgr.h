@@ -1,8 +1,8 @@
 // Containers of long-lived, mutable state (paper section 4.7): variables,
 // and later queues. A ResourceMgr maps (container, type, name) to a shared,
 // reference-counted resource. The default container ("") and named
-// containers live until they are cleaned up (Session::Reset / ResetContainers)
-// or the ResourceMgr dies. Thread-safe.
+// containers live until they are cleaned up (Session::ResetContainers) or
+// the ResourceMgr dies; every device owns one. Thread-safe.
 #ifndef FLOWVM_KERNELS_FRAMEWORK_RESOURCE_MGR_H_
 #define FLOWVM_KERNELS_FRAMEWORK_RESOURCE_MGR_H_
 
@@ -60,10 +60,6 @@ class ResourceMgr {
   void Cleanup(const std::string& container);
   void CleanupAll();
   std::vector<std::string> Containers() const;
-
-  // The process-wide manager the local CPU device uses: its containers live
-  // as long as the process, so sessions can share state through them.
-  static ResourceMgr* ProcessDefault();
 
  private:
   using Key = std::pair<std::type_index, std::string>;

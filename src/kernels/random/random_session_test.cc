@@ -81,10 +81,9 @@ TEST(TrainingSessionTest, InitTargetThenGradientStepsOnBothVariableOps) {
     SCOPED_TRACE(var_op);
     std::string text = kTrainGraph;
     text.replace(text.find("VAROP"), 5, var_op);
-    // Variables live in the process's resource manager: one container per case.
+    // A named container, in the session's own devices.
     const std::string container = std::string("misc_training_test_") + var_op;
     text.replace(text.find("CONTAINER"), 9, container);
-    ResourceMgr::ProcessDefault()->Cleanup(container);
     auto graph = ParseGraphDef(text, GraphFormat::kText);
     ASSERT_TRUE(graph.ok()) << graph.status();
     auto session = Session::Create(SessionOptions(), *graph);

@@ -80,7 +80,11 @@ class ApplyGradientDescentOp : public OpKernel {
       OP_REQUIRES(ctx, var->shape() == delta.shape(),
                   errors::InvalidArgument("var and delta do not have the same shape: ", var->shape().DebugString(),
                                           " vs ", delta.shape().DebugString()));
-      if (!var->RefCountIsOne() && var->NumElements() > 0) *var = var->DeepCopy();
+      if (!var->RefCountIsOne() && var->NumElements() > 0) {
+        StatusOr<Tensor> copy = var->DeepCopy(ctx->allocator());
+        OP_REQUIRES_OK(ctx, copy.status());
+        *var = std::move(copy).value();
+      }
       const T a = alpha.data<T>()[0];
       T* v = var->data<T>();
       const T* d = delta.data<T>();
@@ -174,8 +178,15 @@ class LockedRefs {
         return;
       }
     }
-    for (Tensor* t : tensors_)
-      if (!t->RefCountIsOne() && t->NumElements() > 0) *t = t->DeepCopy();
+    for (Tensor* t : tensors_) {
+      if (t->RefCountIsOne() || t->NumElements() == 0) continue;
+      StatusOr<Tensor> copy = t->DeepCopy(ctx->allocator());
+      if (!copy.ok()) {
+        status_ = copy.status();
+        return;
+      }
+      *t = std::move(copy).value();
+    }
   }
   ~LockedRefs() {
     for (auto it = locked_.rbegin(); it != locked_.rend(); ++it) (*it)->unlock();

@@ -8,7 +8,7 @@
 #include "graph/attr_value_util.h"
 #include "kernels/framework/call_frame.h"
 #include "kernels/framework/cancellation.h"
-#include "kernels/framework/resource_mgr.h"
+#include "kernels/framework/device_base.h"
 #include "runtime/executor.h"
 #include "runtime/passes/edit_util.h"
 
@@ -44,11 +44,13 @@ int64_t FoldedBytes(const Tensor& t) {
 // failure, from building kernels to running them, comes back as a Status.
 StatusOr<std::vector<Tensor>> EvaluateConstantGraph(const GraphDef& def, int num_outputs) {
   auto graph = std::make_unique<Graph>();
+  graph->set_allow_internal_names(true);
   FLOWVM_RETURN_IF_ERROR(ConvertGraphDefToGraph(def, graph.get()));
-  ResourceMgr resources;  // stateless kernels should not touch it; it outlives the executor
+  // A scratch CPU device of its own (stateless kernels touch no resources);
+  // the folded tensors outlive it, and so does its allocator while they live.
+  DeviceBase device("/job:localhost/replica:0/task:0/device:CPU:0", DEVICE_CPU, /*incarnation=*/1, nullptr);
   ExecutorOptions options;
-  options.device_type = DEVICE_CPU;
-  options.resource_mgr = &resources;
+  options.device = &device;
   options.pool = nullptr;  // on this thread
   FLOWVM_ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor, Executor::Create(std::move(graph), options));
   std::vector<Tensor> outputs(num_outputs);

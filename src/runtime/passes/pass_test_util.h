@@ -116,9 +116,9 @@ inline StepResult RunStep(const GraphDef& def, const std::vector<std::pair<std::
     ExpectValidGraph(*graph);
   }
   r.graph_nodes = NodeNames(*graph);
-  ResourceMgr resources;
+  DeviceBase device("/job:localhost/replica:0/task:0/device:CPU:0", DEVICE_CPU, 1, nullptr);
   ExecutorOptions exec_options;
-  exec_options.resource_mgr = &resources;
+  exec_options.device = &device;
   auto exec = Executor::Create(std::move(graph), exec_options);
   if (!exec.ok()) {
     r.status = exec.status();

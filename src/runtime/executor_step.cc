@@ -1,0 +1,369 @@
+// One step of an Executor: pending counts, the ready queue, async kernels,
+// the trampoline for their completions, tracing and abort.
+#include <atomic>
+#include <deque>
+
+#include "kernels/framework/cancellation.h"
+#include "kernels/framework/rendezvous.h"
+#include "runtime/executor.h"
+#include "runtime/executor_item.h"
+#include "runtime/node_stats.h"
+
+namespace flowvm {
+
+namespace {
+
+// Work this thread deferred because it arrived (from an async kernel's
+// completion) while the thread was inside an executor loop. The outermost
+// loop runs it when it unwinds, so completions never nest stacks.
+struct InlineState {
+  int depth = 0;
+  bool draining = false;
+  std::deque<std::function<void()>> deferred;
+};
+thread_local InlineState t_inline;
+
+class InlineScope {
+ public:
+  InlineScope() { ++t_inline.depth; }
+  ~InlineScope() {
+    if (--t_inline.depth != 0 || t_inline.draining) return;
+    t_inline.draining = true;
+    while (!t_inline.deferred.empty()) {
+      std::function<void()> fn = std::move(t_inline.deferred.front());
+      t_inline.deferred.pop_front();
+      fn();  // opens its own scope; anything it defers lands in this loop
+    }
+    t_inline.draining = false;
+  }
+  InlineScope(const InlineScope&) = delete;
+  InlineScope& operator=(const InlineScope&) = delete;
+};
+
+constexpr int kDone = -1;  // pending count of a node that has finished
+
+}  // namespace
+
+std::atomic<uint32_t> g_next_thread_number{1};
+
+uint32_t CurrentThreadNumber() {
+  thread_local uint32_t number = g_next_thread_number.fetch_add(1, std::memory_order_relaxed);
+  return number;
+}
+
+// The state of one step of one executor. Deletes itself after calling `done`.
+class Executor::StepRun {
+ public:
+  StepRun(const Executor* exec, const RunArgs& args, DoneCallback done)
+      : exec_(exec),
+        args_(args),
+        done_(std::move(done)),
+        slots_(new OutputSlot[exec->total_input_slots_]),
+        pending_(new std::atomic<int>[exec->items_.size()]) {
+    step_.step_id = args.step_id;
+    step_.device = exec->options_.device;
+    step_.cancellation = args.cancellation;
+    step_.rendezvous = args.rendezvous;
+    step_.resources = args.resources;
+    step_.call_frame = args.call_frame;
+    step_.pool = exec->options_.pool;
+    for (size_t i = 0; i < exec->items_.size(); ++i)
+      pending_[i].store(exec->items_[i].initial_pending, std::memory_order_relaxed);
+    if (args.stats != nullptr) ready_ns_.reset(new int64_t[exec->items_.size()]());
+  }
+
+  void Start() {
+    if (args_.in_flight != nullptr) {
+      std::lock_guard<std::mutex> lock(args_.in_flight->mu_);
+      args_.in_flight->runs_.push_back(this);
+    }
+    const auto& roots = exec_->roots_;
+    if (roots.empty()) {
+      Finish();
+      return;
+    }
+    if (ready_ns_) {
+      const int64_t now = NowNanos();
+      for (int id : roots) ready_ns_[id] = now;
+    }
+    outstanding_.store(static_cast<int>(roots.size()), std::memory_order_relaxed);
+    std::vector<int> inline_ready;
+    Schedule(roots, &inline_ready);
+    RunInline(&inline_ready);
+  }
+
+  // Labels of the nodes that are ready or running; see StepInFlight.
+  void Describe(std::vector<std::string>* out) const {
+    const std::string& device = exec_->options_.device ? exec_->options_.device->name() : std::string("(no device)");
+    for (size_t i = 0; i < exec_->items_.size(); ++i)
+      if (pending_[i].load(std::memory_order_relaxed) == 0)
+        out->push_back(exec_->items_[i].node->label() + " on " + device);
+  }
+
+ private:
+  // Output buffers of one node run, kept alive across an async kernel.
+  struct AsyncCall {
+    std::vector<TensorValue> inputs;
+    std::vector<OutputSlot> outputs;
+    std::unique_ptr<OpKernelContext> ctx;
+    NodeTiming timing;
+    // Whichever of `done` and ComputeAsync's return comes second finishes
+    // the node (and deletes the call).
+    enum Phase { kRunning, kDoneEarly, kReturned };
+    std::atomic<int> phase{kRunning};
+    std::vector<int> ready;  // set by `done` before it leaves kRunning
+  };
+
+  // Runs ready nodes on this thread until none is left for it.
+  void RunInline(std::vector<int>* inline_ready) {
+    InlineScope scope;
+    std::vector<TensorValue> inputs;
+    std::vector<OutputSlot> outputs;
+    std::vector<int> ready;
+    while (!inline_ready->empty()) {
+      int id = inline_ready->back();
+      inline_ready->pop_back();
+      const NodeItem& item = exec_->items_[id];
+      ready.clear();
+      if (!IsAborted()) {
+        Status s = PrepareInputs(item, &inputs);
+        outputs.clear();
+        outputs.resize(item.num_outputs);
+        if (s.ok() && item.async != nullptr) {
+          if (StartAsync(id, std::move(inputs), inline_ready)) return;  // the step is over
+          inputs.clear();
+          continue;  // the kernel's done callback finishes this node
+        }
+        if (s.ok()) {
+          NodeTiming timing;
+          if (ready_ns_) timing.start_ns = NowNanos();
+          OpKernelContext ctx(&step_, item.kernel, inputs.data(), outputs.data());
+          item.kernel->Compute(&ctx);
+          s = ctx.status();
+          if (ready_ns_) RecordStats(id, &timing, outputs.data());
+        }
+        Propagate(item, s, &outputs, &ready);
+      }
+      ClearInputs(item);
+      pending_[id].store(kDone, std::memory_order_relaxed);
+      if (NodeDone(ready, inline_ready)) return;
+    }
+  }
+
+  // Starts an async kernel. If it calls `done` before ComputeAsync returns
+  // (e.g. a Recv whose tensor is already there), the nodes it made ready go
+  // to `inline_ready`. Returns true if the step is over (this object is gone).
+  bool StartAsync(int id, std::vector<TensorValue> inputs, std::vector<int>* inline_ready) {
+    const NodeItem& item = exec_->items_[id];
+    auto* call = new AsyncCall;
+    call->inputs = std::move(inputs);
+    call->outputs.resize(item.num_outputs);
+    call->ctx = std::make_unique<OpKernelContext>(&step_, item.kernel, call->inputs.data(), call->outputs.data());
+    if (ready_ns_) call->timing.start_ns = NowNanos();
+    item.async->ComputeAsync(call->ctx.get(), [this, id, call] {
+      const NodeItem& item = exec_->items_[id];
+      if (ready_ns_) RecordStats(id, &call->timing, call->outputs.data());
+      std::vector<int> ready;
+      Propagate(item, call->ctx->status(), &call->outputs, &ready);
+      ClearInputs(item);
+      call->ready = std::move(ready);
+      int running = AsyncCall::kRunning;
+      if (call->phase.compare_exchange_strong(running, AsyncCall::kDoneEarly)) return;  // StartAsync continues
+      ready = std::move(call->ready);
+      delete call;
+      pending_[id].store(kDone, std::memory_order_relaxed);
+      ContinueElsewhere(std::move(ready));
+    });
+    int running = AsyncCall::kRunning;
+    if (call->phase.compare_exchange_strong(running, AsyncCall::kReturned)) return false;  // done comes later
+    std::vector<int> ready = std::move(call->ready);
+    delete call;
+    pending_[id].store(kDone, std::memory_order_relaxed);
+    return NodeDone(ready, inline_ready);
+  }
+
+  // Continues the step after an async kernel completed on some other
+  // thread's stack: on the pool, or after that thread's executor loop.
+  void ContinueElsewhere(std::vector<int> ready) {
+    auto resume = [this, ready = std::move(ready)] {
+      std::vector<int> inline_ready;
+      if (NodeDone(ready, &inline_ready)) return;
+      RunInline(&inline_ready);
+    };
+    if (ThreadPool* pool = exec_->options_.pool) {
+      pool->Schedule(std::move(resume));
+    } else if (t_inline.depth > 0) {
+      t_inline.deferred.push_back(std::move(resume));
+    } else {
+      resume();
+    }
+  }
+
+  void RecordStats(int id, NodeTiming* timing, const OutputSlot* outputs) {
+    timing->end_ns = NowNanos();
+    timing->scheduled_ns = ready_ns_[id];
+    timing->thread_id = CurrentThreadNumber();
+    args_.stats->Record(*exec_->items_[id].node, *timing, outputs);
+  }
+
+  Status PrepareInputs(const NodeItem& item, std::vector<TensorValue>* inputs) {
+    inputs->resize(item.num_inputs);
+    for (int i = 0; i < item.num_inputs; ++i) {
+      OutputSlot& e = slots_[item.input_start + i];
+      if (!e.has_value) return errors::Internal(item.node->label(), ": input ", i, " was never produced");
+      if (e.ref != nullptr) {
+        if (item.input_is_ref[i]) {
+          (*inputs)[i] = TensorValue{e.ref, e.ref_mu, e.ref_declared_shape};
+          continue;
+        }
+        // The op takes the variable's value: read it under its lock.
+        {
+          std::lock_guard<std::mutex> lock(*e.ref_mu);
+          e.value = *e.ref;
+        }
+        if (!e.value.IsInitialized()) {
+          const Edge* edge = item.node->input_edge(i);
+          return errors::FailedPrecondition(item.node->label(), ": Attempting to use uninitialized value ",
+                                            edge ? edge->src()->name() : "(unknown)");
+        }
+      }
+      (*inputs)[i] = TensorValue{&e.value, nullptr};
+    }
+    return Status::OK();
+  }
+
+  void Propagate(const NodeItem& item, const Status& s, std::vector<OutputSlot>* outputs, std::vector<int>* ready) {
+    if (!s.ok()) {
+      Abort(AttachNode(s, item.node->def()));
+      return;
+    }
+    if (IsAborted()) return;
+    for (const auto& oe : item.out_edges) {
+      if (oe.dst_slot >= 0) {
+        OutputSlot& out = (*outputs)[oe.src_output];
+        if (!out.has_value) {
+          Abort(errors::Internal(item.node->label(), ": kernel did not set output ", oe.src_output));
+          return;
+        }
+        if (oe.last_use) slots_[oe.dst_slot] = std::move(out);
+        else slots_[oe.dst_slot] = out;
+      }
+    }
+    for (const auto& oe : item.out_edges) {
+      if (pending_[oe.dst].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        ready->push_back(oe.dst);
+        if (ready_ns_) ready_ns_[oe.dst] = NowNanos();
+      }
+    }
+  }
+
+  void ClearInputs(const NodeItem& item) {
+    for (int i = 0; i < item.num_inputs; ++i) slots_[item.input_start + i] = OutputSlot();
+  }
+
+  // Puts newly ready nodes on this thread's list or the pool. Returns true if
+  // the step is over (this object is gone).
+  bool NodeDone(const std::vector<int>& ready, std::vector<int>* inline_ready) {
+    int n = static_cast<int>(ready.size());
+    if (n == 0) {
+      if (outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        Finish();
+        return true;
+      }
+      return false;
+    }
+    if (n > 1) outstanding_.fetch_add(n - 1, std::memory_order_relaxed);
+    Schedule(ready, inline_ready);
+    return false;
+  }
+
+  void Schedule(const std::vector<int>& ready, std::vector<int>* inline_ready) {
+    ThreadPool* pool = exec_->options_.pool;
+    bool kept_one = false;
+    for (int id : ready) {
+      const NodeItem& item = exec_->items_[id];
+      // Keep cheap nodes, and the first expensive one, on this thread; hand
+      // other expensive ones to the pool so they run in parallel.
+      if (pool != nullptr && item.expensive && kept_one) {
+        pool->Schedule([this, id] {
+          std::vector<int> list{id};
+          RunInline(&list);
+        });
+      } else {
+        if (item.expensive) kept_one = true;
+        inline_ready->push_back(id);
+      }
+    }
+  }
+
+  bool IsAborted() {
+    if (aborted_.load(std::memory_order_acquire)) return true;
+    if (args_.cancellation != nullptr && args_.cancellation->IsCancelled()) {
+      Abort(args_.cancellation->reason());
+      return true;
+    }
+    return false;
+  }
+
+  void Abort(const Status& s) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!status_.ok()) return;
+      status_ = s;
+      aborted_.store(true, std::memory_order_release);
+    }
+    // The first error of the step stops its other partitions: they see the
+    // cancellation before their next node, and a Recv waiting for a tensor
+    // that will never come fails with the same status.
+    if (args_.cancellation != nullptr) args_.cancellation->StartCancel(s);
+    if (args_.rendezvous != nullptr) args_.rendezvous->StartAbort(s);
+  }
+
+  void Finish() {
+    if (args_.in_flight != nullptr) {
+      std::lock_guard<std::mutex> lock(args_.in_flight->mu_);
+      auto& runs = args_.in_flight->runs_;
+      for (size_t i = 0; i < runs.size(); ++i) {
+        if (runs[i] == this) {
+          runs[i] = runs.back();
+          runs.pop_back();
+          break;
+        }
+      }
+    }
+    Status s;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      s = status_;
+    }
+    DoneCallback done = std::move(done_);
+    delete this;
+    done(s);
+  }
+
+  friend class StepInFlight;
+  const Executor* exec_;
+  RunArgs args_;
+  DoneCallback done_;
+  StepState step_;
+  std::unique_ptr<OutputSlot[]> slots_;
+  std::unique_ptr<std::atomic<int>[]> pending_;
+  std::unique_ptr<int64_t[]> ready_ns_;  // traced steps only: when each node became ready
+  std::atomic<int> outstanding_{0};
+  std::atomic<bool> aborted_{false};
+  std::mutex mu_;
+  Status status_;
+};
+
+void Executor::RunAsync(const RunArgs& args, DoneCallback done) {
+  (new StepRun(this, args, std::move(done)))->Start();
+}
+
+std::vector<std::string> StepInFlight::Describe() const {
+  std::vector<std::string> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const Executor::StepRun* run : runs_) run->Describe(&out);
+  return out;
+}
+
+}  // namespace flowvm

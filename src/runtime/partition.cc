@@ -1,0 +1,183 @@
+#include "runtime/partition.h"
+
+#include <algorithm>
+#include <set>
+
+#include "graph/attr_value_util.h"
+#include "graph/device_name.h"
+#include "runtime/recv_scheduling.h"
+
+namespace flowvm {
+
+namespace {
+
+std::string TensorString(const Node* n, int port) { return n->name() + ":" + std::to_string(port); }
+
+std::string InputString(const Node* n, int port) { return port == 0 ? n->name() : TensorString(n, port); }
+
+// "CPU_1" for a device of the source's task, "worker_2_CPU_1" otherwise: a
+// piece of a node name (no ':' or '/').
+std::string ShortName(const DeviceNameParts& src, const DeviceNameParts& dst) {
+  std::string local = dst.type + "_" + std::to_string(dst.id);
+  const bool same_task = src.job == dst.job && src.replica == dst.replica && src.task == dst.task;
+  if (same_task) return local;
+  return dst.job + "_" + std::to_string(dst.task) + "_" + local;
+}
+
+class Partitioner {
+ public:
+  Partitioner(const Graph& graph, const PartitionOptions& options, Partitions* out)
+      : graph_(graph), options_(options), out_(out) {}
+
+  Status Run() {
+    for (Node* n : graph_.nodes()) {
+      if (n->assigned_device().empty()) return errors::Internal(n->label(), " has no device; place the graph first");
+      FLOWVM_RETURN_IF_ERROR(Parse(n->assigned_device()));
+    }
+    for (Node* n : graph_.nodes()) FLOWVM_RETURN_IF_ERROR(AddNode(n));
+    for (const auto& [key, consumers] : consumers_) out_->transfers.push_back(key + " (" + std::to_string(consumers) +
+                                                                              (consumers == 1 ? " consumer)" : " consumers)"));
+    if (options_.schedule_recvs && !recvs_.empty()) {
+      FLOWVM_RETURN_IF_ERROR(ScheduleRecvs(graph_, options_.cost_model, parsed_, recvs_, &out_->graphs,
+                                           &out_->scheduled));
+    }
+    return Status::OK();
+  }
+
+ private:
+  Status Parse(const std::string& device) {
+    if (parsed_.count(device)) return Status::OK();
+    FLOWVM_ASSIGN_OR_RETURN(DeviceNameParts p, ParseDeviceName(device));
+    if (!IsFullySpecified(p)) return errors::Internal("assigned device '", device, "' is not a full device name");
+    parsed_.emplace(device, std::move(p));
+    GraphDef& g = out_->graphs[device];
+    *g.mutable_versions() = graph_.versions();
+    return Status::OK();
+  }
+
+  NodeDef* NewNode(const std::string& device) { return out_->graphs[device].add_node(); }
+
+  void SetTransferAttrs(NodeDef* nd, const std::string& tensor, const std::string& src, const std::string& dst) {
+    auto& attr = *nd->mutable_attr();
+    attr["tensor_name"] = MakeAttrValue(tensor);
+    attr["send_device"] = MakeAttrValue(src);
+    attr["send_device_incarnation"] =
+        MakeAttrValue(static_cast<int64_t>(options_.incarnation ? options_.incarnation(src) : 0));
+    attr["recv_device"] = MakeAttrValue(dst);
+    attr["client_terminated"] = MakeAttrValue(false);
+  }
+
+  // A Send on `src_device` of `input` (a tensor there) and its Recv on
+  // `dst_device`; returns the Recv's name.
+  std::string AddTransfer(const std::string& tensor, const std::string& input, DataType dtype,
+                          const std::string& src_device, const std::string& dst_device, const std::string& send_name,
+                          const std::string& recv_name) {
+    NodeDef* send = NewNode(src_device);
+    send->set_name(send_name);
+    send->set_op("_Send");
+    send->set_device(src_device);
+    send->add_input(input);
+    (*send->mutable_attr())["T"] = MakeAttrValue(dtype);
+    SetTransferAttrs(send, tensor, src_device, dst_device);
+    NodeDef* recv = NewNode(dst_device);
+    recv->set_name(recv_name);
+    recv->set_op("_Recv");
+    recv->set_device(dst_device);
+    (*recv->mutable_attr())["tensor_type"] = MakeAttrValue(dtype);
+    SetTransferAttrs(recv, tensor, src_device, dst_device);
+    return recv_name;
+  }
+
+  std::string RecvForData(const Node* src, int port, const std::string& dst_device, const Node* consumer) {
+    const std::string& src_device = src->assigned_device();
+    const std::string tensor = TensorString(src, port);
+    const std::string key = tensor + " " + DeviceLocalName(parsed_.at(src_device)) + " -> " +
+                            DeviceLocalName(parsed_.at(dst_device));
+    ++consumers_[key];
+    auto [it, inserted] = recv_of_.try_emplace({tensor, dst_device}, static_cast<int>(recvs_.size()));
+    if (!inserted) {
+      // The Recv exists: one Recv per (tensor, device), however many consumers.
+      recvs_[it->second].consumers.push_back(consumer);
+      return recvs_[it->second].recv;
+    }
+    const std::string piece = src->name() + "_" + std::to_string(port);
+    std::string recv =
+        AddTransfer(tensor, InputString(src, port), BaseType(src->output_type(port)), src_device, dst_device,
+                    "_send_" + piece + "_to_" + ShortName(parsed_.at(src_device), parsed_.at(dst_device)),
+                    "_recv_" + piece);
+    recvs_.push_back({recv, dst_device, src, {consumer}});
+    return recv;
+  }
+
+  std::string RecvForControl(const Node* src, const std::string& dst_device, const Node* consumer) {
+    const std::string& src_device = src->assigned_device();
+    const std::string tensor = "^" + src->name();
+    ++consumers_[tensor + " " + DeviceLocalName(parsed_.at(src_device)) + " -> " +
+                 DeviceLocalName(parsed_.at(dst_device))];
+    auto [it, inserted] = recv_of_.try_emplace({tensor, dst_device}, static_cast<int>(recvs_.size()));
+    if (!inserted) {
+      recvs_[it->second].consumers.push_back(consumer);
+      return recvs_[it->second].recv;
+    }
+    const std::string to = ShortName(parsed_.at(src_device), parsed_.at(dst_device));
+    NodeDef* dummy = NewNode(src_device);
+    dummy->set_name("_ctrl_" + src->name() + "_to_" + to);
+    dummy->set_op("Const");
+    dummy->set_device(src_device);
+    dummy->add_input("^" + src->name());
+    (*dummy->mutable_attr())["dtype"] = MakeAttrValue(DT_INT32);
+    (*dummy->mutable_attr())["value"] = MakeAttrValue(Tensor::Scalar<int32_t>(0));
+    std::string recv = AddTransfer(tensor, dummy->name(), DT_INT32, src_device, dst_device,
+                                   "_send_ctrl_" + src->name() + "_to_" + to, "_recv_ctrl_" + src->name());
+    recvs_.push_back({recv, dst_device, src, {consumer}});
+    return recv;
+  }
+
+  Status AddNode(const Node* n) {
+    const std::string& device = n->assigned_device();
+    NodeDef nd = n->def();
+    nd.set_device(device);
+    nd.clear_input();
+    for (int i = 0; i < n->num_inputs(); ++i) {
+      const Edge* e = n->input_edge(i);
+      if (e == nullptr) return errors::InvalidArgument(n->label(), ": input ", i, " is not connected");
+      const Node* src = e->src();
+      if (src->assigned_device() == device) {
+        nd.add_input(InputString(src, e->src_output()));
+      } else if (IsRefType(n->input_type(i))) {
+        return errors::InvalidArgument(n->label(), " on ", device, " takes a reference to ", src->label(), " on ",
+                                       src->assigned_device(), "; references cannot cross devices");
+      } else {
+        nd.add_input(RecvForData(src, e->src_output(), device, n));
+      }
+    }
+    for (const Edge* e : n->in_edges()) {
+      if (!e->IsControlEdge()) continue;
+      const Node* src = e->src();
+      if (src->assigned_device() == device) nd.add_input("^" + src->name());
+      else nd.add_input("^" + RecvForControl(src, device, n));
+    }
+    *NewNode(device) = std::move(nd);
+    return Status::OK();
+  }
+
+  const Graph& graph_;
+  const PartitionOptions& options_;
+  Partitions* out_;
+  std::map<std::string, DeviceNameParts> parsed_;
+  std::map<std::pair<std::string, std::string>, int> recv_of_;  // (tensor, dst device) -> index in recvs_
+  std::map<std::string, int> consumers_;                                // transfer line -> consumers
+  std::vector<RecvInfo> recvs_;
+};
+
+}  // namespace
+
+Status PartitionGraph(const Graph& graph, const PartitionOptions& options, Partitions* out) {
+  out->graphs.clear();
+  out->transfers.clear();
+  out->scheduled.clear();
+  Partitioner p(graph, options, out);
+  return p.Run();
+}
+
+}  // namespace flowvm

@@ -1,0 +1,235 @@
+#include "runtime/placer.h"
+
+#include <numeric>
+#include <set>
+
+#include "kernels/framework/kernel_registry.h"
+#include "runtime/placement_simulator.h"
+
+namespace flowvm {
+
+namespace {
+
+class UnionFind {
+ public:
+  explicit UnionFind(int n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
+  int Find(int x) {
+    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
+    return x;
+  }
+  void Union(int a, int b) {
+    a = Find(a);
+    b = Find(b);
+    if (a != b) parent_[std::max(a, b)] = std::min(a, b);  // the lowest id is the root
+  }
+
+ private:
+  std::vector<int> parent_;
+};
+
+struct Member {
+  Node* node = nullptr;
+  std::string colocated_with;  // why it is in the group, if not alone
+  DeviceNameParts spec;
+  bool pinned = false;
+};
+
+// What one group asks for and where it may go.
+struct Group {
+  std::vector<Member> members;
+  DeviceNameParts spec;        // merged requests
+  std::string spec_owner;      // a node whose request is part of `spec`
+  bool pinned = false;
+  std::string soft_note;       // set when soft placement dropped a request
+  std::vector<int> candidates;  // device indices
+};
+
+std::string MemberList(const Group& g) {
+  std::string out;
+  for (size_t i = 0; i < g.members.size() && i < 8; ++i) out += (i ? ", " : "") + g.members[i].node->label();
+  if (g.members.size() > 8) out += ", ... (" + std::to_string(g.members.size()) + " nodes)";
+  return out;
+}
+
+std::string DeviceList(const std::vector<PlacementDevice>& devices) {
+  std::string out;
+  for (const auto& d : devices) out += (out.empty() ? "" : ", ") + d.name;
+  return out;
+}
+
+// Devices whose type has a kernel for every member.
+std::vector<bool> KernelFeasible(const Group& g, const std::vector<PlacementDevice>& devices) {
+  std::map<std::string, bool> by_type;
+  std::vector<bool> ok(devices.size());
+  for (size_t i = 0; i < devices.size(); ++i) {
+    auto it = by_type.find(devices[i].type);
+    if (it == by_type.end()) {
+      bool all = true;
+      for (const Member& m : g.members) all = all && HasKernel(devices[i].type, m.node->def());
+      it = by_type.emplace(devices[i].type, all).first;
+    }
+    ok[i] = it->second;
+  }
+  return ok;
+}
+
+// Merges the members' requests; InvalidArgument naming both nodes on a
+// conflict (a soft-placed group drops the later unpinned request instead).
+Status MergeRequests(Group* g, bool soft) {
+  // Pinned members first: their device is not negotiable.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const Member& m : g->members) {
+      if (m.pinned != (pass == 0)) continue;
+      if (m.pinned) g->pinned = true;
+      Status s = MergeDeviceSpecs(&g->spec, m.spec);
+      if (s.ok()) {
+        if (g->spec_owner.empty() && (m.spec.has_job || m.spec.has_replica || m.spec.has_task || m.spec.has_type ||
+                                      m.spec.has_id))
+          g->spec_owner = m.node->name();
+        continue;
+      }
+      if (soft && !m.pinned) {
+        g->soft_note = "soft placement: dropped the request '" + DeviceNameToString(m.spec) + "' of " +
+                       m.node->label() + ", which conflicts with its colocation group";
+        continue;
+      }
+      return errors::InvalidArgument("cannot colocate ", m.node->label(), " (", m.colocated_with,
+                                     ") with node '", g->spec_owner, "': ", s.message(),
+                                     m.pinned || g->pinned ? " (a stateful node keeps the device of an earlier step)" : "");
+    }
+  }
+  return Status::OK();
+}
+
+Status FindCandidates(Group* g, const std::vector<PlacementDevice>& devices, bool soft) {
+  const std::vector<bool> feasible = KernelFeasible(*g, devices);
+  std::vector<int> matching;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (!DeviceSpecMatches(g->spec, devices[i].parsed)) continue;
+    matching.push_back(static_cast<int>(i));
+    if (feasible[i]) g->candidates.push_back(static_cast<int>(i));
+  }
+  if (!g->candidates.empty()) return Status::OK();
+  const std::string spec = DeviceNameToString(g->spec);
+  std::string problem;
+  if (matching.empty()) {
+    problem = "node '" + g->spec_owner + "' requests device '" + spec + "', which does not exist (devices: " +
+              DeviceList(devices) + ")";
+  } else {
+    std::string types;
+    for (int i : matching)
+      if (types.find(devices[i].type) == std::string::npos) types += (types.empty() ? "" : ", ") + devices[i].type;
+    std::string ops;
+    for (const Member& m : g->members)
+      if (!HasKernel(devices[matching[0]].type, m.node->def())) ops += (ops.empty() ? "" : ", ") + m.node->label();
+    problem = "no " + types + " kernel for " + ops + " on '" + spec + "' (requested by node '" + g->spec_owner + "')";
+  }
+  if (soft && !g->pinned) {
+    g->soft_note = "soft placement: " + problem;
+    for (size_t i = 0; i < devices.size(); ++i)
+      if (feasible[i]) g->candidates.push_back(static_cast<int>(i));
+    if (!g->candidates.empty()) return Status::OK();
+  }
+  std::string group = g->members.size() > 1 ? " (colocation group: " + MemberList(*g) + ")" : "";
+  if (g->candidates.empty() && !matching.empty() && soft)
+    problem = "no device of " + DeviceList(devices) + " has a kernel for all of " + MemberList(*g);
+  return errors::InvalidArgument("cannot place ", g->members[0].node->label(), group, ": ", problem,
+                                 soft || g->pinned ? "" : "; soft placement (--soft-placement) would drop the request");
+}
+
+}  // namespace
+
+Status PlaceGraph(Graph* graph, const std::vector<PlacementDevice>& devices, const PlacerOptions& options,
+                  std::vector<NodePlacement>* placements) {
+  if (devices.empty()) return errors::FailedPrecondition("no devices to place nodes on");
+  const int n_ids = graph->num_node_ids();
+  const std::vector<Node*> nodes = graph->nodes();
+  UnionFind uf(n_ids);
+  std::vector<std::string> colocated_with(n_ids);
+  for (Node* n : nodes) {
+    std::vector<std::string> classes;
+    if (GetNodeAttr(n->def(), "_class", &classes).ok()) {
+      for (const std::string& c : classes) {
+        if (c.rfind("loc:@", 0) != 0) continue;
+        Node* other = graph->FindNode(c.substr(5));
+        if (other == nullptr || other == n) continue;  // pruned away: nothing to follow
+        uf.Union(n->id(), other->id());
+        if (colocated_with[n->id()].empty()) colocated_with[n->id()] = "colocated with " + other->name() + " (_class)";
+      }
+    }
+    for (int i = 0; i < n->num_inputs(); ++i) {
+      const Edge* e = n->input_edge(i);
+      if (e == nullptr || !IsRefType(n->input_type(i))) continue;
+      uf.Union(n->id(), e->src()->id());
+      if (colocated_with[n->id()].empty())
+        colocated_with[n->id()] = "colocated with " + e->src()->name() + " (reference input)";
+    }
+  }
+
+  std::vector<int> group_of(n_ids, -1);
+  std::vector<Group> groups;
+  std::map<int, int> group_of_root;
+  for (Node* n : nodes) {
+    const int root = uf.Find(n->id());
+    auto [it, inserted] = group_of_root.try_emplace(root, static_cast<int>(groups.size()));
+    if (inserted) groups.emplace_back();
+    group_of[n->id()] = it->second;
+    Member m;
+    m.node = n;
+    m.colocated_with = colocated_with[n->id()];
+    std::string requested = n->requested_device();
+    if (options.pinned != nullptr) {
+      auto p = options.pinned->find(n->name());
+      if (p != options.pinned->end()) {
+        requested = p->second;
+        m.pinned = true;
+      }
+    }
+    auto spec = ParseDeviceName(requested);
+    if (!spec.ok()) return AttachNode(spec.status(), n->def());
+    m.spec = std::move(spec).value();
+    groups[it->second].members.push_back(std::move(m));
+  }
+  for (Group& g : groups) {
+    FLOWVM_RETURN_IF_ERROR(MergeRequests(&g, options.allow_soft_placement));
+    FLOWVM_RETURN_IF_ERROR(FindCandidates(&g, devices, options.allow_soft_placement));
+  }
+
+  std::vector<SimGroup> sim(groups.size());
+  bool all_fixed = true;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    sim[i].candidates = groups[i].candidates;
+    if (sim[i].candidates.size() == 1) sim[i].assigned = sim[i].candidates[0];
+    else all_fixed = false;
+  }
+  std::vector<std::string> cost_reasons(n_ids);
+  if (!all_fixed) {
+    CostModel default_model;
+    const CostModel& model = options.cost_model != nullptr ? *options.cost_model : default_model;
+    FLOWVM_RETURN_IF_ERROR(SimulatePlacement(*graph, devices, model, group_of, &sim, &cost_reasons));
+  }
+
+  for (Node* n : nodes) {
+    const int gi = group_of[n->id()];
+    const Group& g = groups[gi];
+    const PlacementDevice& d = devices[sim[gi].assigned];
+    n->set_assigned_device(d.name);
+    if (placements == nullptr) continue;
+    std::string reason;
+    const Member* self = nullptr;
+    for (const Member& m : g.members)
+      if (m.node == n) self = &m;
+    if (self->pinned) reason = "kept from an earlier step (a stateful node keeps its device)";
+    else if (!cost_reasons[n->id()].empty()) reason = cost_reasons[n->id()];
+    else if (!n->requested_device().empty() && g.soft_note.empty()) reason = "requested '" + n->requested_device() + "'";
+    else if (!self->colocated_with.empty()) reason = self->colocated_with;
+    else if (g.members.size() > 1) reason = "in the colocation group of " + g.members[0].node->name();
+    else if (sim[gi].candidates.size() == 1) reason = devices.size() == 1 ? "the only device" : "the only feasible device";
+    else reason = "placed with its group";
+    if (!g.soft_note.empty()) reason += "; " + g.soft_note;
+    placements->push_back({n->name(), d.name, std::move(reason)});
+  }
+  return Status::OK();
+}
+
+}  // namespace flowvm

@@ -1,0 +1,111 @@
+#include "runtime/prepared_step.h"
+
+#include <chrono>
+#include <set>
+#include <unordered_set>
+
+#include "graph/graph.h"
+#include "runtime/graph_optimizer.h"
+#include "runtime/partition.h"
+
+namespace flowvm {
+
+namespace {
+
+// The runtime's own stateful nodes are made anew for every step; only the
+// user's stateful nodes (variables, random ops, ...) keep their device.
+bool PinsDevice(const Node* n) {
+  const std::string& op = n->op();
+  return n->is_stateful() && op != "_Arg" && op != "_Retval" && op != "_Send" && op != "_Recv";
+}
+
+}  // namespace
+
+std::vector<PlacementDevice> DescribeDevices(const DeviceMgr& devices) {
+  std::vector<PlacementDevice> out;
+  for (const Device* d : devices.devices()) out.push_back({d->name(), d->parsed_name(), d->device_type()});
+  return out;
+}
+
+StatusOr<std::unique_ptr<PreparedStep>> PrepareStep(const PrepareInputs& in, const std::vector<std::string>& feeds,
+                                                    const std::vector<std::string>& fetches,
+                                                    const std::vector<std::string>& targets) {
+  const auto start = std::chrono::steady_clock::now();
+  auto step = std::make_unique<PreparedStep>();
+  auto graph = std::make_unique<Graph>();
+  FLOWVM_RETURN_IF_ERROR(ConvertGraphDefToGraph(*in.graph, graph.get()));
+  step->graph_nodes = graph->num_nodes();
+
+  RewriteResult rewrite;
+  FLOWVM_RETURN_IF_ERROR(RewriteGraphForRun(graph.get(), feeds, fetches, targets, &rewrite));
+  step->feeds = std::move(rewrite.feeds);
+  step->pruned = std::move(rewrite.pruned);
+  step->num_fetches = static_cast<int>(fetches.size());
+
+  // Optimization passes (paper 5.1) on the pruned graph, before placement.
+  // The step's own feed and fetch nodes and its targets stay as they are.
+  const OptimizerOptions& opt = in.options->optimizer;
+  GraphOptimizerOptions optimizer_options;
+  optimizer_options.common_subexpression_elimination = opt.common_subexpression_elimination;
+  optimizer_options.constant_folding = opt.constant_folding;
+  optimizer_options.remove_identity_chains = opt.remove_identity_chains;
+  optimizer_options.max_constant_bytes = opt.max_folded_constant_bytes;
+  std::unordered_set<std::string> keep;
+  for (const std::string& t : targets) keep.insert(!t.empty() && t[0] == '^' ? t.substr(1) : t);
+  for (Node* n : graph->nodes())
+    if (n->op() == "_Arg" || n->op() == "_Retval") keep.insert(n->name());
+  GraphOptimizerReport report;
+  FLOWVM_RETURN_IF_ERROR(OptimizeGraph(graph.get(), optimizer_options, keep, &report));
+  step->optimizations = std::move(report.lines);
+
+  const std::vector<PlacementDevice> devices = DescribeDevices(*in.devices);
+  PlacerOptions placer_options;
+  placer_options.allow_soft_placement = in.options->allow_soft_placement;
+  placer_options.pinned = in.pinned;
+  placer_options.cost_model = in.cost_model;
+  std::vector<NodePlacement> placements;
+  FLOWVM_RETURN_IF_ERROR(PlaceGraph(graph.get(), devices, placer_options, &placements));
+  for (const NodePlacement& p : placements) {
+    auto parsed = ParseDeviceName(p.device);
+    const std::string where = parsed.ok() && in.devices->size() > 0 &&
+                                      DeviceTaskName(*parsed) == DeviceTaskName(in.devices->devices()[0]->parsed_name())
+                                  ? DeviceLocalName(*parsed)
+                                  : p.device;
+    step->placement.push_back(p.node + " -> " + where + " (" + p.reason + ")");
+  }
+  for (Node* n : graph->nodes())
+    if (PinsDevice(n)) step->stateful_placements[n->name()] = n->assigned_device();
+
+  PartitionOptions partition_options;
+  partition_options.schedule_recvs = in.options->schedule_recvs;
+  partition_options.cost_model = in.cost_model;
+  partition_options.incarnation = [&](const std::string& name) -> uint64_t {
+    auto d = in.devices->Lookup(name);
+    return d.ok() ? (*d)->incarnation() : 0;
+  };
+  Partitions parts;
+  FLOWVM_RETURN_IF_ERROR(PartitionGraph(*graph, partition_options, &parts));
+  step->transfers = std::move(parts.transfers);
+  step->scheduled_recvs = std::move(parts.scheduled);
+  for (auto& [device_name, def] : parts.graphs) {
+    FLOWVM_ASSIGN_OR_RETURN(Device * device, in.devices->Lookup(device_name));
+    auto part_graph = std::make_unique<Graph>();
+    part_graph->set_allow_internal_names(true);
+    Status s = ConvertGraphDefToGraph(def, part_graph.get());
+    if (!s.ok()) return s.WithContext("partition for " + device_name);
+    step->executed_nodes += part_graph->num_nodes();
+    ExecutorOptions exec_options;
+    exec_options.device = device;
+    exec_options.pool = device->thread_pool();
+    PreparedStep::Partition p;
+    p.device = device;
+    FLOWVM_ASSIGN_OR_RETURN(p.executor, Executor::Create(std::move(part_graph), exec_options));
+    step->partitions.push_back(std::move(p));
+    step->partition_graphs.push_back(std::move(def));
+  }
+  step->prepare_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return step;
+}
+
+}  // namespace flowvm

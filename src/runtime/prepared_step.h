@@ -1,0 +1,59 @@
+// PreparedStep: everything one Run signature (feeds, fetches, targets)
+// needs, built once and cached by the session (DESIGN.md "One step, end to
+// end", step 2): the graph rewritten for the feeds and fetches and pruned,
+// optimized, placed, partitioned per device with Send/Recv pairs, and one
+// executor per partition. Immutable once built; shared by concurrent steps.
+#ifndef FLOWVM_RUNTIME_PREPARED_STEP_H_
+#define FLOWVM_RUNTIME_PREPARED_STEP_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "flowvm/session.h"
+#include "runtime/cost_model.h"
+#include "runtime/device.h"
+#include "runtime/executor.h"
+#include "runtime/feed_fetch_rewrite.h"
+#include "runtime/placer.h"
+
+namespace flowvm {
+
+struct PreparedStep {
+  struct Partition {
+    Device* device = nullptr;
+    std::unique_ptr<Executor> executor;
+  };
+  std::vector<Partition> partitions;
+  std::vector<FeedSpec> feeds;
+  std::vector<std::string> pruned;
+  int num_fetches = 0;
+  int graph_nodes = 0;     // nodes of the session's graph
+  int executed_nodes = 0;  // nodes of all partitions
+  double prepare_ms = 0;
+  // For `-v` (RunStats) and RunMetadata.partition_graphs.
+  std::vector<std::string> optimizations, placement, transfers, scheduled_recvs;
+  std::vector<GraphDef> partition_graphs;
+  // Stateful nodes and the devices they got (the session pins them).
+  std::map<std::string, std::string> stateful_placements;
+};
+
+struct PrepareInputs {
+  const GraphDef* graph = nullptr;
+  const DeviceMgr* devices = nullptr;
+  const SessionOptions* options = nullptr;
+  const CostModel* cost_model = nullptr;
+  const std::map<std::string, std::string>* pinned = nullptr;  // stateful placements so far
+};
+
+StatusOr<std::unique_ptr<PreparedStep>> PrepareStep(const PrepareInputs& in, const std::vector<std::string>& feeds,
+                                                    const std::vector<std::string>& fetches,
+                                                    const std::vector<std::string>& targets);
+
+// The devices of a DeviceMgr as the placer sees them.
+std::vector<PlacementDevice> DescribeDevices(const DeviceMgr& devices);
+
+}  // namespace flowvm
+
+#endif  // FLOWVM_RUNTIME_PREPARED_STEP_H_
