@@ -1,0 +1,233 @@
+// The placer: requests, colocation, pins, soft placement, and the cost
+// model's choices (including after measurements).
+#include "runtime/placer.h"
+
+#include <gtest/gtest.h>
+
+#include "graph/attr_value_util.h"
+#include "runtime/graph_validation.h"
+#include "runtime/runtime_test_util.h"
+
+namespace flowvm {
+namespace {
+
+using namespace runtime_testing;  // NOLINT
+
+struct Placed {
+  Status status;
+  std::map<std::string, std::string> device;  // node -> local name "CPU:1"
+  std::map<std::string, std::string> reason;
+};
+
+Placed Place(const GraphDef& def, int cpus, PlacerOptions options = PlacerOptions(),
+             std::vector<PlacementDevice> devices = {}) {
+  Placed out;
+  auto graph = ToGraph(def);
+  if (graph == nullptr) return out;
+  if (devices.empty()) devices = LocalCpuDevices(cpus);
+  std::vector<NodePlacement> placements;
+  out.status = PlaceGraph(graph.get(), devices, options, &placements);
+  for (const NodePlacement& p : placements) {
+    out.device[p.node] = DeviceLocalName(ParseDeviceName(p.device).value());
+    out.reason[p.node] = p.reason;
+  }
+  for (Node* n : graph->nodes())
+    if (out.status.ok()) EXPECT_FALSE(n->assigned_device().empty()) << n->name();
+  return out;
+}
+
+NodeDef Var(const std::string& name, const std::string& device = "") {
+  return On(TestNode(name, "VariableV2").Attr("dtype", DT_FLOAT).Attr("shape", PartialTensorShape({2})), device);
+}
+NodeDef Assign(const std::string& name, const std::string& var, const std::string& value,
+               const std::string& device = "") {
+  return On(TestNode(name, "Assign").Input(var).Input(value).Attr("T", DT_FLOAT), device);
+}
+NodeDef Colocated(NodeDef n, const std::string& with) {
+  (*n.mutable_attr())["_class"] = MakeAttrValue(std::vector<std::string>{"loc:@" + with});
+  return n;
+}
+
+TEST(PlacerTest, ExplicitAndLegacyRequests) {
+  Placed p = Place(GraphOf({On(ConstNode("a", F({1}, {1})), "/device:CPU:1"),
+                              On(ConstNode("b", F({1}, {1})), "/cpu:2"),
+                              On(ConstNode("c", F({1}, {1})), "/job:localhost/replica:0/task:0/device:CPU:0")}),
+                   3);
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  EXPECT_EQ(p.device["a"], "CPU:1");
+  EXPECT_EQ(p.device["b"], "CPU:2");
+  EXPECT_EQ(p.device["c"], "CPU:0");
+  EXPECT_EQ(p.reason["a"], "requested '/device:CPU:1'");
+}
+
+TEST(PlacerTest, ColocationByClassAttr) {
+  Placed p = Place(GraphOf({On(ConstNode("a", F({1}, {1})), "/device:CPU:1"),
+                              Colocated(Unary("b", "Neg", "a"), "a"), Unary("c", "Neg", "b")}),
+                   2);
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  EXPECT_EQ(p.device["b"], "CPU:1");
+  EXPECT_EQ(p.reason["b"], "colocated with a (_class)");
+}
+
+TEST(PlacerTest, ReferenceInputsStayWithTheVariable) {
+  Placed p = Place(GraphOf({Var("v", "/device:CPU:1"), ConstNode("zeros", F({0, 0}, {2})),
+                              Assign("init", "v", "zeros")}),
+                   2);
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  EXPECT_EQ(p.device["init"], "CPU:1");
+  EXPECT_EQ(p.reason["init"], "colocated with v (reference input)");
+}
+
+TEST(PlacerTest, ConflictingRequestsInOneGroupNameBothNodes) {
+  const GraphDef g = GraphOf({Var("v", "/device:CPU:0"), ConstNode("zeros", F({0, 0}, {2})),
+                                Assign("init", "v", "zeros", "/device:CPU:1")});
+  Placed p = Place(g, 2);
+  EXPECT_TRUE(HasError(p.status, Code::kInvalidArgument, {"node 'init' (Assign)", "'v'", "CPU:0", "CPU:1"}));
+  PlacerOptions soft;
+  soft.allow_soft_placement = true;
+  p = Place(g, 2, soft);
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  EXPECT_EQ(p.device["init"], "CPU:0");
+  EXPECT_NE(p.reason["init"].find("soft placement"), std::string::npos) << p.reason["init"];
+}
+
+TEST(PlacerTest, MissingDeviceIsAnErrorUnlessSoft) {
+  const GraphDef g = GraphOf({On(ConstNode("a", F({1}, {1})), "/device:CPU:7"), Unary("b", "Neg", "a")});
+  Placed p = Place(g, 2);
+  EXPECT_TRUE(HasError(p.status, Code::kInvalidArgument,
+                       {"node 'a' (Const)", "'/device:CPU:7'", "does not exist", "device:CPU:1", "soft placement"}));
+  PlacerOptions soft;
+  soft.allow_soft_placement = true;
+  p = Place(g, 2, soft);
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  EXPECT_NE(p.reason["a"].find("does not exist"), std::string::npos) << p.reason["a"];
+  // A GPU is reserved in names: without one, asking for it is the same error.
+  p = Place(GraphOf({On(ConstNode("g", F({1}, {1})), "/device:GPU:0")}), 1);
+  EXPECT_TRUE(HasError(p.status, Code::kInvalidArgument, {"node 'g' (Const)", "/device:GPU:0", "does not exist"}));
+}
+
+TEST(PlacerTest, MalformedRequestNamesTheNode) {
+  Placed p = Place(GraphOf({On(ConstNode("a", F({1}, {1})), "/job:")}), 1);
+  EXPECT_TRUE(HasError(p.status, Code::kInvalidArgument, {"node 'a' (Const)", "'/job:'"}));
+}
+
+// A device type without the kernel is never chosen; asking for it by name
+// is an error naming the type, unless soft placement moves the node. (A GPU
+// described to the placer: it needs no CUDA to be a placement target.)
+TEST(PlacerTest, DevicesWithoutAKernelAreNotFeasible) {
+  std::vector<PlacementDevice> devices = LocalCpuDevices(1);
+  PlacementDevice gpu;
+  gpu.name = FullDeviceName("localhost", 0, 0, "GPU", 0);
+  gpu.parsed = ParseDeviceName(gpu.name).value();
+  gpu.type = "GPU";
+  devices.push_back(gpu);
+  const GraphDef free_graph = GraphOf({ConstNode("a", F({1}, {1})), Unary("b", "Neg", "a")});
+  Placed p = Place(free_graph, 0, PlacerOptions(), devices);
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  EXPECT_EQ(p.device["a"], "CPU:0");
+  EXPECT_EQ(p.device["b"], "CPU:0");
+  const GraphDef on_gpu = GraphOf({On(ConstNode("a", F({1}, {1})), "/device:GPU:0")});
+  p = Place(on_gpu, 0, PlacerOptions(), devices);
+  EXPECT_TRUE(HasError(p.status, Code::kInvalidArgument, {"no GPU kernel", "node 'a' (Const)"}));
+  PlacerOptions soft;
+  soft.allow_soft_placement = true;
+  p = Place(on_gpu, 0, soft, devices);
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  EXPECT_EQ(p.device["a"], "CPU:0");
+}
+
+TEST(PlacerTest, PinnedNodesKeepTheirDevice) {
+  std::map<std::string, std::string> pinned{{"v", FullDeviceName("localhost", 0, 0, "CPU", 1)}};
+  PlacerOptions options;
+  options.pinned = &pinned;
+  Placed p = Place(GraphOf({Var("v"), ConstNode("zeros", F({0, 0}, {2})), Assign("init", "v", "zeros")}), 2,
+                   options);
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  EXPECT_EQ(p.device["v"], "CPU:1");
+  EXPECT_EQ(p.device["init"], "CPU:1");
+  EXPECT_NE(p.reason["v"].find("earlier step"), std::string::npos) << p.reason["v"];
+  // A request that contradicts the pin cannot be honoured, even softly.
+  options.allow_soft_placement = true;
+  p = Place(GraphOf({Var("v", "/device:CPU:0")}), 2, options);
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  EXPECT_EQ(p.device["v"], "CPU:1");
+  options.allow_soft_placement = false;
+  p = Place(GraphOf({Var("v"), ConstNode("zeros", F({0, 0}, {2})), Assign("init", "v", "zeros", "/device:CPU:0")}),
+            2, options);
+  EXPECT_TRUE(HasError(p.status, Code::kInvalidArgument, {"node 'init' (Assign)", "earlier step"}));
+}
+
+// Two independent 512^3 MatMuls: the simulation puts them on different
+// devices (each would otherwise wait ~34 ms for the other); the Consts that
+// feed only one MatMul follow it.
+TEST(PlacerTest, CostModelSpreadsHeavyIndependentBranches) {
+  Tensor w(DT_FLOAT, TensorShape({512, 512}));
+  Placed p = Place(GraphOf({PlaceholderNode("x", DT_FLOAT, PartialTensorShape({512, 512})), ConstNode("w1", w),
+                              ConstNode("w2", w), Binary("m1", "MatMul", "x", "w1"), Binary("m2", "MatMul", "x", "w2"),
+                              Binary("s", "AddV2", "m1", "m2")}),
+                   2);
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  EXPECT_NE(p.device["m1"], p.device["m2"]);
+  EXPECT_EQ(p.device["w1"], p.device["m1"]);
+  EXPECT_EQ(p.device["w2"], p.device["m2"]);
+  EXPECT_NE(p.reason["m2"].find("cost model: finishes at"), std::string::npos) << p.reason["m2"];
+}
+
+// Cheap work is not worth a transfer: a chain stays on one device.
+TEST(PlacerTest, CheapChainStaysOnOneDevice) {
+  std::vector<NodeDef> nodes{ConstNode("c0", F({1, 2}, {2}))};
+  for (int i = 1; i <= 20; ++i) nodes.push_back(Unary("c" + std::to_string(i), "Neg", "c" + std::to_string(i - 1)));
+  Placed p = Place(GraphOf(nodes), 4);
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  for (int i = 1; i <= 20; ++i) EXPECT_EQ(p.device["c" + std::to_string(i)], p.device["c0"]) << i;
+}
+
+// The paper's future work: measured times replace the static estimate. Two
+// tiny branches stay together until measurements say each takes 50 ms;
+// then they run on different devices.
+TEST(PlacerTest, MeasurementsChangeThePlacement) {
+  const GraphDef g = GraphOf({ConstNode("x", F({1, 2}, {2})), Unary("b1", "Neg", "x"), Unary("b2", "Neg", "x"),
+                                Binary("j", "AddV2", "b1", "b2")});
+  CostModel model;
+  PlacerOptions options;
+  options.cost_model = &model;
+  Placed before = Place(g, 2, options);
+  ASSERT_TRUE(before.status.ok()) << before.status;
+  EXPECT_EQ(before.device["b1"], before.device["b2"]);
+  model.RecordMeasurement("b1", "CPU", 50e6);
+  model.RecordMeasurement("b2", "CPU", 50e6);
+  EXPECT_EQ(model.num_measurements(), 2);
+  Placed after = Place(g, 2, options);
+  ASSERT_TRUE(after.status.ok()) << after.status;
+  EXPECT_NE(after.device["b1"], after.device["b2"]);
+}
+
+TEST(CostModelTest, StaticEstimatesAndTransfers) {
+  auto graph = ToGraph(GraphOf({PlaceholderNode("a", DT_FLOAT, PartialTensorShape({64, 32})),
+                                  PlaceholderNode("b", DT_FLOAT, PartialTensorShape({32, 16})),
+                                  Binary("m", "MatMul", "a", "b"), Binary("e", "AddV2", "m", "m")}));
+  ASSERT_NE(graph, nullptr);
+  CostModelParams params;
+  CostModel model(params);
+  const Node* m = graph->FindNode("m");
+  const double matmul = model.ComputeNanos(*m, {PartialTensorShape({64, 32}), PartialTensorShape({32, 16})},
+                                           {PartialTensorShape({64, 16})}, "CPU");
+  EXPECT_DOUBLE_EQ(matmul, params.node_overhead_ns + 2.0 * 64 * 16 * 32 / params.cpu_flops_per_ns);
+  const Node* e = graph->FindNode("e");
+  const double add = model.ComputeNanos(*e, {PartialTensorShape({64, 16}), PartialTensorShape({64, 16})},
+                                        {PartialTensorShape({64, 16})}, "CPU");
+  EXPECT_DOUBLE_EQ(add, params.node_overhead_ns + 3.0 * 64 * 16 * 4 / params.bytes_per_ns);
+  const DeviceNameParts c0 = ParseDeviceName("/job:w/replica:0/task:0/device:CPU:0").value();
+  const DeviceNameParts c1 = ParseDeviceName("/job:w/replica:0/task:0/device:CPU:1").value();
+  const DeviceNameParts remote = ParseDeviceName("/job:w/replica:0/task:1/device:CPU:0").value();
+  EXPECT_EQ(model.TransferNanos(1 << 20, c0, c0), 0);
+  EXPECT_EQ(model.TransferNanos(1 << 20, c0, c1), params.local_transfer_ns);  // no bytes move in a process
+  EXPECT_EQ(model.TransferNanos(1 << 20, c0, remote), params.remote_transfer_ns + (1 << 20) / params.remote_bytes_per_ns);
+  model.RecordMeasurement("m", "CPU", 1000);
+  model.RecordMeasurement("m", "CPU", 2000);
+  EXPECT_DOUBLE_EQ(model.Measured("m", "CPU"), 0.7 * 1000 + 0.3 * 2000);
+  EXPECT_LT(model.Measured("m", "GPU"), 0);
+}
+
+}  // namespace
+}  // namespace flowvm
