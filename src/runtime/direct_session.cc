@@ -215,14 +215,17 @@ class DirectSession : public Session {
       p->executor->RunAsync(a, on_done);
     };
     // With a pool, the other partitions start there and this thread runs
-    // the first; without one, they run here in turn: a partition waiting in
-    // a Recv returns, and the Send that completes it later resumes it.
-    for (size_t i = 1; i < step.partitions.size(); ++i) {
-      const PreparedStep::Partition* p = &step.partitions[i];
-      if (pool_ != nullptr) pool_->Schedule([start, p] { start(p); });
-      else start(p);
+    // the first; without one, all run here in turn: a partition waiting in a
+    // Recv returns, and the Send that completes it later resumes it.
+    if (pool_ != nullptr) {
+      for (size_t i = 1; i < step.partitions.size(); ++i) {
+        const PreparedStep::Partition* p = &step.partitions[i];
+        pool_->Schedule([start, p] { start(p); });
+      }
+      start(&step.partitions[0]);
+    } else {
+      for (const PreparedStep::Partition& p : step.partitions) start(&p);
     }
-    start(&step.partitions[0]);
     std::unique_lock<std::mutex> lock(join->mu);
     join->cv.wait(lock, [&join] { return join->remaining == 0; });
     return Status::OK();

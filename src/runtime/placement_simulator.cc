@@ -16,24 +16,14 @@ std::string Micros(double ns) {
   return buf;
 }
 
-// A cheap node without inputs that feeds one consumer (a Const, a shape):
-// the simulation lets it follow that consumer instead of racing to an idle
-// device and making the consumer pay a transfer.
-int FollowedConsumer(const Node* n, const std::vector<SimGroup>& groups, const std::vector<int>& group_of) {
-  if (!n->in_edges().empty() || n->out_edges().empty() || n->is_stateful()) return -1;
-  if (groups[group_of[n->id()]].assigned >= 0) return -1;
-  const Node* consumer = nullptr;
-  for (const Edge* e : n->out_edges()) {
-    if (consumer != nullptr && e->dst() != consumer) return -1;
-    consumer = e->dst();
-  }
-  // Both must be free to share the consumer's device.
-  for (int d : groups[group_of[n->id()]].candidates) {
-    bool ok = false;
-    for (int c : groups[group_of[consumer->id()]].candidates) ok = ok || c == d;
-    if (!ok) return -1;
-  }
-  return consumer->id();
+// A free node without inputs (a Const, a feed, an initializer) does not race
+// to an idle device, which would make its consumers pay for transfers: it
+// follows the first of its consumers to be placed. Only nodes alone in
+// their colocation group, whose device is not decided yet.
+bool IsFollower(const Node* n, const std::vector<SimGroup>& groups, const std::vector<int>& group_of,
+                const std::vector<int>& group_size) {
+  const int g = group_of[n->id()];
+  return n->in_edges().empty() && !n->out_edges().empty() && groups[g].assigned < 0 && group_size[g] == 1;
 }
 
 }  // namespace
@@ -57,12 +47,14 @@ Status SimulatePlacement(const Graph& graph, const std::vector<PlacementDevice>&
   };
 
   std::vector<double> finish(n_ids, 0), device_free(devices.size(), 0);
-  std::vector<int> device_of(n_ids, -1), pending(n_ids, 0), follows(n_ids, -1);
+  std::vector<int> device_of(n_ids, -1), pending(n_ids, 0), group_size(groups.size(), 0);
+  std::vector<bool> follower(n_ids, false);
+  for (Node* n : graph.nodes()) ++group_size[group_of[n->id()]];
   using Ready = std::pair<double, int>;  // (inputs ready at, node id), earliest first
   std::priority_queue<Ready, std::vector<Ready>, std::greater<Ready>> ready;
   for (Node* n : graph.nodes()) {
     pending[n->id()] = static_cast<int>(n->in_edges().size());
-    follows[n->id()] = FollowedConsumer(n, groups, group_of);
+    follower[n->id()] = IsFollower(n, groups, group_of, group_size);
     if (pending[n->id()] == 0) ready.push({0.0, n->id()});
   }
 
@@ -75,12 +67,12 @@ Status SimulatePlacement(const Graph& graph, const std::vector<PlacementDevice>&
     return model.ComputeNanos(*n, in, out_shapes(n), type);
   };
   // When node n could start on device d: its device's queue and each input's
-  // arrival (followers arrive with their consumer, at no transfer).
+  // arrival (a follower not placed yet comes along, at no transfer).
   auto start_on = [&](const Node* n, int d) {
     double start = device_free[d];
     for (const Edge* e : n->in_edges()) {
       const Node* src = e->src();
-      if (follows[src->id()] == n->id()) continue;
+      if (device_of[src->id()] < 0) continue;
       double arrives = finish[src->id()];
       if (device_of[src->id()] != d) {
         const int64_t bytes =
@@ -97,7 +89,7 @@ Status SimulatePlacement(const Graph& graph, const std::vector<PlacementDevice>&
     const Node* n = graph.FindNodeId(ready.top().second);
     ready.pop();
     SimGroup& g = groups[group_of[n->id()]];
-    if (follows[n->id()] < 0) {
+    if (!follower[n->id()]) {
       int best = g.assigned;
       double best_end = 0;
       if (best < 0) {
@@ -131,13 +123,17 @@ Status SimulatePlacement(const Graph& graph, const std::vector<PlacementDevice>&
       device_of[n->id()] = best;
       finish[n->id()] = best_end;
       device_free[best] = best_end;
-      // Followers take their consumer's device.
+      // Followers not placed yet take this consumer's device, if they may.
       for (const Edge* e : n->in_edges()) {
         const Node* src = e->src();
-        if (follows[src->id()] != n->id()) continue;
+        if (device_of[src->id()] >= 0) continue;
         SimGroup& sg = groups[group_of[src->id()]];
-        if (sg.assigned < 0) sg.assigned = best;
+        bool allowed = false;
+        for (int c : sg.candidates) allowed = allowed || c == best;
+        sg.assigned = allowed ? best : sg.candidates[0];
         device_of[src->id()] = sg.assigned;
+        if (allowed) (*reasons)[src->id()] = "with its first consumer, " + n->name() + " (cost model)";
+        finish[src->id()] = cost_on(src, devices[sg.assigned].type);
       }
     }
     ++placed;

@@ -19,6 +19,7 @@ namespace flowvm::runtime_testing {
 using testing::ConstNode;
 using testing::PlaceholderNode;
 using testing::TestNode;
+using testing::ExpectTensorNear;
 
 inline NodeDef Binary(const std::string& name, const std::string& op, const std::string& a, const std::string& b,
                       const std::string& device = "") {

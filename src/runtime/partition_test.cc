@@ -1,0 +1,180 @@
+// Partitioning: the exact _Send/_Recv nodes it inserts, one Recv per
+// (tensor, device), control edges as dummy tensors, and Recv scheduling.
+#include "runtime/partition.h"
+
+#include <gtest/gtest.h>
+
+#include "graph/attr_value_util.h"
+#include "runtime/runtime_test_util.h"
+
+namespace flowvm {
+namespace {
+
+using namespace runtime_testing;  // NOLINT
+
+// The graph with each node assigned the device it requests.
+std::unique_ptr<Graph> Placed(const GraphDef& def) {
+  auto g = ToGraph(def);
+  if (g == nullptr) return nullptr;
+  for (Node* n : g->nodes()) n->set_assigned_device(CanonicalizeDeviceName(n->requested_device()).value());
+  return g;
+}
+
+const NodeDef* Find(const GraphDef& g, const std::string& name) {
+  for (const NodeDef& n : g.node())
+    if (n.name() == name) return &n;
+  return nullptr;
+}
+
+std::vector<std::string> Names(const GraphDef& g) {
+  std::vector<std::string> out;
+  for (const NodeDef& n : g.node()) out.push_back(n.name());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> Inputs(const NodeDef* n) { return {n->input().begin(), n->input().end()}; }
+
+std::string Attr(const NodeDef* n, const std::string& name) {
+  const AttrValue* v = FindNodeAttr(*n, name);
+  return v == nullptr ? "<none>" : SummarizeAttrValue(*v);
+}
+
+TEST(PartitionTest, InsertsOneSendRecvPairPerTensorAndDevice) {
+  auto g = Placed(GraphOf({On(ConstNode("a", F({1, 2}, {2})), kCpu0), Unary("b", "Neg", "a", kCpu1),
+                           Unary("c", "Neg", "a", kCpu1), Binary("d", "AddV2", "b", "c", kCpu1),
+                           Unary("e", "Neg", "a", kCpu0)}));
+  ASSERT_NE(g, nullptr);
+  PartitionOptions options;
+  options.incarnation = [](const std::string& d) -> uint64_t { return d == kCpu0 ? 0x1234 : 0x5678; };
+  Partitions p;
+  ASSERT_TRUE(PartitionGraph(*g, options, &p).ok());
+  ASSERT_EQ(p.graphs.size(), 2u);
+  const GraphDef& g0 = p.graphs[kCpu0];
+  const GraphDef& g1 = p.graphs[kCpu1];
+  EXPECT_EQ(Names(g0), (std::vector<std::string>{"_send_a_0_to_CPU_1", "a", "e"}));
+  EXPECT_EQ(Names(g1), (std::vector<std::string>{"_recv_a_0", "b", "c", "d"}));
+  const NodeDef* send = Find(g0, "_send_a_0_to_CPU_1");
+  EXPECT_EQ(send->op(), "_Send");
+  EXPECT_EQ(send->device(), kCpu0);
+  EXPECT_EQ(Inputs(send), std::vector<std::string>{"a"});
+  EXPECT_EQ(Attr(send, "T"), "float");
+  EXPECT_EQ(Attr(send, "tensor_name"), "\"a:0\"");
+  EXPECT_EQ(Attr(send, "send_device"), "\"" + std::string(kCpu0) + "\"");
+  EXPECT_EQ(Attr(send, "recv_device"), "\"" + std::string(kCpu1) + "\"");
+  EXPECT_EQ(Attr(send, "send_device_incarnation"), std::to_string(0x1234));
+  const NodeDef* recv = Find(g1, "_recv_a_0");
+  EXPECT_EQ(recv->op(), "_Recv");
+  EXPECT_EQ(recv->device(), kCpu1);
+  EXPECT_EQ(Attr(recv, "tensor_type"), "float");
+  EXPECT_EQ(Attr(recv, "send_device_incarnation"), std::to_string(0x1234));
+  // Both consumers on CPU:1 read the one Recv.
+  EXPECT_EQ(Inputs(Find(g1, "b")), std::vector<std::string>{"_recv_a_0"});
+  EXPECT_EQ(Inputs(Find(g1, "c")), std::vector<std::string>{"_recv_a_0"});
+  EXPECT_EQ(Inputs(Find(g0, "e")), std::vector<std::string>{"a"});
+  EXPECT_EQ(p.transfers, std::vector<std::string>{"a:0 CPU:0 -> CPU:1 (2 consumers)"});
+}
+
+TEST(PartitionTest, ControlEdgesTravelAsDummyTensors) {
+  auto g = Placed(GraphOf({On(ConstNode("a", F({1}, {1})), kCpu0), On(ConstNode("b", F({2}, {1})), kCpu1),
+                           WithControl(Unary("c", "Neg", "b", kCpu1), "a")}));
+  ASSERT_NE(g, nullptr);
+  Partitions p;
+  ASSERT_TRUE(PartitionGraph(*g, PartitionOptions(), &p).ok());
+  const GraphDef& g0 = p.graphs[kCpu0];
+  const GraphDef& g1 = p.graphs[kCpu1];
+  EXPECT_EQ(Names(g0), (std::vector<std::string>{"_ctrl_a_to_CPU_1", "_send_ctrl_a_to_CPU_1", "a"}));
+  EXPECT_EQ(Names(g1), (std::vector<std::string>{"_recv_ctrl_a", "b", "c"}));
+  const NodeDef* dummy = Find(g0, "_ctrl_a_to_CPU_1");
+  EXPECT_EQ(dummy->op(), "Const");
+  EXPECT_EQ(Inputs(dummy), std::vector<std::string>{"^a"});
+  EXPECT_EQ(Attr(Find(g0, "_send_ctrl_a_to_CPU_1"), "tensor_name"), "\"^a\"");
+  EXPECT_EQ(Inputs(Find(g1, "c")), (std::vector<std::string>{"b", "^_recv_ctrl_a"}));
+}
+
+TEST(PartitionTest, OtherOutputPortsAndOtherTasks) {
+  const std::string w1 = "/job:worker/replica:0/task:1/device:CPU:0";
+  auto g = Placed(GraphOf({On(ConstNode("x", F({1, 2, 3, 4}, {4})), kCpu0), On(ConstNode("dim", Tensor::Scalar<int32_t>(0)), kCpu0),
+                           On(TestNode("s", "Split").Input("dim").Input("x").Attr("T", DT_FLOAT).Attr("num_split", 2), kCpu0),
+                           Unary("n", "Neg", "s:1", w1)}));
+  ASSERT_NE(g, nullptr);
+  Partitions p;
+  ASSERT_TRUE(PartitionGraph(*g, PartitionOptions(), &p).ok());
+  EXPECT_NE(Find(p.graphs[kCpu0], "_send_s_1_to_worker_1_CPU_0"), nullptr);
+  EXPECT_EQ(Inputs(Find(p.graphs[kCpu0], "_send_s_1_to_worker_1_CPU_0")), std::vector<std::string>{"s:1"});
+  EXPECT_EQ(Inputs(Find(p.graphs[w1], "n")), std::vector<std::string>{"_recv_s_1"});
+}
+
+TEST(PartitionTest, ReferencesCannotCrossDevices) {
+  auto g = Placed(GraphOf({On(TestNode("v", "VariableV2").Attr("dtype", DT_FLOAT).Attr("shape", PartialTensorShape({1})), kCpu0),
+                           On(ConstNode("one", F({1}, {1})), kCpu1),
+                           On(TestNode("a", "Assign").Input("v").Input("one").Attr("T", DT_FLOAT), kCpu1)}));
+  ASSERT_NE(g, nullptr);
+  Partitions p;
+  EXPECT_TRUE(HasError(PartitionGraph(*g, PartitionOptions(), &p), Code::kInvalidArgument,
+                       {"node 'a' (Assign)", "reference", "'v'"}));
+}
+
+TEST(PartitionTest, UnplacedNodesAreAnInternalError) {
+  auto g = ToGraph(GraphOf({ConstNode("a", F({1}, {1}))}));
+  Partitions p;
+  EXPECT_TRUE(HasError(PartitionGraph(*g, PartitionOptions(), &p), Code::kInternal, {"node 'a' (Const)"}));
+}
+
+// The memory example of paper 5.2: CPU:1 runs a chain of 1 MiB temporaries
+// while a small seed from CPU:0 is tiled into a large tensor needed only at
+// the end. Scheduled, the Recv waits for the chain's late nodes.
+GraphDef LateConsumerGraph(int chain) {
+  std::vector<NodeDef> nodes{On(ConstNode("seed", F({1, 2, 3, 4}, {4})), kCpu0),
+                             Unary("seed2", "Neg", "seed", kCpu0),
+                             On(ConstNode("mult", Tensor::FromVector<int32_t>({1 << 16})), kCpu1),
+                             On(TestNode("big", "Tile").Input("seed2").Input("mult").Attr("T", DT_FLOAT).Attr("Tmultiples", DT_INT32), kCpu1),
+                             On(PlaceholderNode("x", DT_FLOAT, PartialTensorShape({1 << 18})), kCpu1)};
+  std::string prev = "x";
+  for (int i = 0; i < chain; ++i) {
+    const std::string name = "chain" + std::to_string(i);
+    nodes.push_back(Unary(name, "Exp", prev, kCpu1));
+    prev = name;
+  }
+  nodes.push_back(On(ConstNode("axis", Tensor::FromVector<int32_t>({0})), kCpu1));
+  nodes.push_back(On(TestNode("sum_chain", "Sum").Input(prev).Input("axis").Attr("T", DT_FLOAT).Attr("Tidx", DT_INT32), kCpu1));
+  nodes.push_back(On(TestNode("sum_big", "Sum").Input("big").Input("axis").Attr("T", DT_FLOAT).Attr("Tidx", DT_INT32), kCpu1));
+  nodes.push_back(Binary("total", "AddV2", "sum_chain", "sum_big", kCpu1));
+  return GraphOf(nodes);
+}
+
+TEST(PartitionTest, RecvsAreScheduledJustBeforeTheyAreNeeded) {
+  auto g = Placed(LateConsumerGraph(8));
+  ASSERT_NE(g, nullptr);
+  Partitions p;
+  ASSERT_TRUE(PartitionGraph(*g, PartitionOptions(), &p).ok());
+  const NodeDef* recv = Find(p.graphs[kCpu1], "_recv_seed2_0");
+  ASSERT_NE(recv, nullptr);
+  // It waits for a late link of the chain (the estimate needs `big` only for
+  // the last Sum), never for anything downstream of its own consumers.
+  ASSERT_EQ(recv->input_size(), 1);
+  const std::string waits_for = recv->input(0);
+  EXPECT_EQ(waits_for.rfind("^chain", 0), 0u) << waits_for;
+  EXPECT_GE(std::stoi(waits_for.substr(6)), 4) << waits_for;
+  ASSERT_EQ(p.scheduled.size(), 1u);
+  EXPECT_NE(p.scheduled[0].find("_recv_seed2_0 on CPU:1 waits for chain"), std::string::npos) << p.scheduled[0];
+
+  PartitionOptions off;
+  off.schedule_recvs = false;
+  Partitions q;
+  ASSERT_TRUE(PartitionGraph(*g, off, &q).ok());
+  EXPECT_EQ(Find(q.graphs[kCpu1], "_recv_seed2_0")->input_size(), 0);
+  EXPECT_TRUE(q.scheduled.empty());
+}
+
+// A Recv needed at once gets no control edge.
+TEST(PartitionTest, RecvsNeededAtOnceAreNotDelayed) {
+  auto g = Placed(GraphOf({On(ConstNode("a", F({1}, {1})), kCpu0), Unary("b", "Neg", "a", kCpu1),
+                           Unary("c", "Neg", "b", kCpu1)}));
+  Partitions p;
+  ASSERT_TRUE(PartitionGraph(*g, PartitionOptions(), &p).ok());
+  EXPECT_EQ(Find(p.graphs[kCpu1], "_recv_a_0")->input_size(), 0);
+}
+
+}  // namespace
+}  // namespace flowvm
