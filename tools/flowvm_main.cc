@@ -16,8 +16,10 @@ const char kUsage[] =
     "usage:\n"
     "  flowvm run GRAPH.(pb|pbtxt) --fetch NAME[:PORT]... [--feed NAME[:PORT]=FILE.npy]...\n"
     "             [--target NODE]... [--init NODE]... [--repeat K] [--output-dir DIR]\n"
-    "             [--threads N] [-v]\n"
+    "             [--threads N] [--cpu-devices N] [--soft-placement] [--timeout-ms MS]\n"
+    "             [--trace FILE.json] [-v]\n"
     "  flowvm inspect GRAPH.(pb|pbtxt) [-v]\n"
+    "  flowvm inspect GRAPH.(pb|pbtxt) --placement [--cpu-devices N] [--soft-placement]\n"
     "  flowvm ops [OP...]\n"
     "  flowvm checkpoint PREFIX [-v]\n"
     "  flowvm help\n";

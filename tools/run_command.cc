@@ -10,6 +10,7 @@
 #include "flowvm/npy.h"
 #include "flowvm/session.h"
 #include "flowvm/simd.h"
+#include "flowvm/trace.h"
 
 namespace flowvm::cli {
 
@@ -35,6 +36,12 @@ std::string OutputFileName(const std::string& canonical) {
   return safe + "_" + canonical.substr(colon + 1) + ".npy";
 }
 
+void PrintLines(const char* title, const std::vector<std::string>& lines) {
+  if (lines.empty()) return;
+  std::fprintf(stderr, "flowvm:   %s:\n", title);
+  for (const std::string& l : lines) std::fprintf(stderr, "flowvm:     %s\n", l.c_str());
+}
+
 void Explain(bool verbose, const char* what, const RunStats& stats) {
   if (!verbose) return;
   std::fprintf(stderr, "flowvm: %s step %lld: %s", what, static_cast<long long>(stats.step_id),
@@ -53,6 +60,13 @@ void Explain(bool verbose, const char* what, const RunStats& stats) {
       std::fprintf(stderr, "flowvm:   pruned %zu node%s not needed: %s\n", stats.pruned.size(),
                    stats.pruned.size() == 1 ? "" : "s", list.c_str());
     }
+    if (stats.optimizations.empty()) std::fprintf(stderr, "flowvm:   optimization passes changed nothing\n");
+    PrintLines("optimization passes", stats.optimizations);
+    PrintLines("placement (node -> device (why))", stats.placement);
+    std::fprintf(stderr, "flowvm:   %d partition%s, %zu transfer%s between devices\n", stats.partitions,
+                 stats.partitions == 1 ? "" : "s", stats.transfers.size(), stats.transfers.size() == 1 ? "" : "s");
+    PrintLines("transfers (a _Send/_Recv pair each)", stats.transfers);
+    PrintLines("Recvs scheduled late (paper 5.2)", stats.scheduled_recvs);
   }
 }
 
@@ -61,7 +75,10 @@ void Explain(bool verbose, const char* what, const RunStats& stats) {
 Status RunCommand(const std::vector<std::string>& raw) {
   FLOWVM_ASSIGN_OR_RETURN(
       ParsedArgs args,
-      ParseArgs(raw, {"--fetch", "--feed", "--target", "--init", "--repeat", "--output-dir", "--threads"}, {"-v"}));
+      ParseArgs(raw,
+                {"--fetch", "--feed", "--target", "--init", "--repeat", "--output-dir", "--threads", "--cpu-devices",
+                 "--trace", "--timeout-ms"},
+                {"-v", "--soft-placement"}));
   if (args.positional.size() != 1)
     return errors::InvalidArgument("usage: flowvm run GRAPH --fetch NAME[:PORT]... (one graph file, got ",
                                    args.positional.size(), ")");
@@ -73,6 +90,14 @@ Status RunCommand(const std::vector<std::string>& raw) {
   SessionOptions options;
   FLOWVM_ASSIGN_OR_RETURN(int64_t threads, ParseCount("--threads", args.last("--threads", "0")));
   options.num_threads = static_cast<int>(threads);
+  FLOWVM_ASSIGN_OR_RETURN(int64_t cpu_devices, ParseCount("--cpu-devices", args.last("--cpu-devices", "1")));
+  if (cpu_devices < 1) return errors::InvalidArgument("--cpu-devices must be at least 1");
+  options.cpu_devices = static_cast<int>(cpu_devices);
+  options.allow_soft_placement = args.has("--soft-placement");
+  RunOptions run_options;
+  FLOWVM_ASSIGN_OR_RETURN(int64_t timeout_ms, ParseCount("--timeout-ms", args.last("--timeout-ms", "0")));
+  run_options.set_timeout_in_ms(timeout_ms);
+  const std::string trace_path = args.last("--trace", "");
   FLOWVM_ASSIGN_OR_RETURN(int64_t repeat, ParseCount("--repeat", args.last("--repeat", "1")));
   if (repeat < 1) return errors::InvalidArgument("--repeat must be at least 1");
   std::string out_dir = args.last("--output-dir", ".");
@@ -98,12 +123,26 @@ Status RunCommand(const std::vector<std::string>& raw) {
   std::vector<Tensor> outputs;
   const auto& inits = args.all("--init");
   if (!inits.empty()) {
-    FLOWVM_RETURN_IF_ERROR(session->Run({}, {}, inits, &outputs, &stats).WithContext("--init"));
+    FLOWVM_RETURN_IF_ERROR(session->Run(run_options, {}, {}, inits, &outputs, nullptr, &stats).WithContext("--init"));
     Explain(verbose, "init", stats);
   }
   for (int64_t i = 0; i < repeat; ++i) {
-    FLOWVM_RETURN_IF_ERROR(session->Run(feeds, fetches, targets, &outputs, &stats));
+    // The last step is the one traced: by then the step is prepared and warm.
+    const bool traced = !trace_path.empty() && i + 1 == repeat;
+    RunOptions step_options = run_options;
+    if (traced) step_options.set_trace_level(RunOptions::FULL_TRACE);
+    RunMetadata metadata;
+    FLOWVM_RETURN_IF_ERROR(session->Run(step_options, feeds, fetches, targets, &outputs, &metadata, &stats));
     Explain(verbose, "main", stats);
+    if (traced) {
+      FLOWVM_RETURN_IF_ERROR(WriteChromeTraceFile(trace_path, metadata.step_stats()));
+      size_t nodes = 0;
+      for (const auto& d : metadata.step_stats().dev_stats()) nodes += d.node_stats_size();
+      std::fprintf(stderr, "flowvm: wrote a trace of step %lld (%zu nodes on %d device%s) to %s; open it in "
+                   "https://ui.perfetto.dev or chrome://tracing\n",
+                   static_cast<long long>(stats.step_id), nodes, metadata.step_stats().dev_stats_size(),
+                   metadata.step_stats().dev_stats_size() == 1 ? "" : "s", trace_path.c_str());
+    }
   }
   if (!fetches.empty()) {
     std::error_code ec;

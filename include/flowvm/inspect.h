@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "flowvm/graph.pb.h"
+#include "flowvm/session.h"
 #include "flowvm/status.h"
 
 namespace flowvm {
@@ -31,8 +32,22 @@ struct GraphReport {
 
 GraphReport InspectGraph(const GraphDef& graph);
 
-// The first error of the full validation a Session does, or OK.
+// The first error of the full validation a default in-process Session
+// (one CPU device, no soft placement) does, or OK.
 Status ValidateGraphDef(const GraphDef& graph);
+
+// Where a session with `options` would put every node of the graph (all of
+// it, before pruning and optimization), why, and the transfers between
+// devices that placement implies: `flowvm inspect --placement`.
+struct PlacementReport {
+  std::vector<std::string> devices;  // the session's devices
+  struct Line {
+    std::string node, op, device, reason;
+  };
+  std::vector<Line> nodes;                // in graph order
+  std::vector<std::string> transfers;     // "a:0 CPU:0 -> CPU:1 (2 consumers)"
+};
+StatusOr<PlacementReport> InspectPlacement(const GraphDef& graph, const SessionOptions& options);
 
 }  // namespace flowvm
 

@@ -8,6 +8,8 @@
 #include "graph/shape_inference.h"
 #include "kernels/framework/kernel_registry.h"
 #include "runtime/graph_validation.h"
+#include "runtime/partition.h"
+#include "runtime/placer.h"
 
 namespace flowvm {
 
@@ -64,6 +66,30 @@ GraphReport InspectGraph(const GraphDef& def) {
       r.outputs.push_back(out);
     }
   }
+  return report;
+}
+
+StatusOr<PlacementReport> InspectPlacement(const GraphDef& def, const SessionOptions& options) {
+  if (options.cpu_devices < 1) return errors::InvalidArgument("cpu_devices must be >= 1, got ", options.cpu_devices);
+  const std::vector<PlacementDevice> devices = LocalCpuDevices(options.cpu_devices);
+  FLOWVM_RETURN_IF_ERROR(ValidateGraphForDevices(def, devices, options.allow_soft_placement));
+  Graph graph;
+  FLOWVM_RETURN_IF_ERROR(ConvertGraphDefToGraph(def, &graph));
+  PlacerOptions placer_options;
+  placer_options.allow_soft_placement = options.allow_soft_placement;
+  std::vector<NodePlacement> placements;
+  FLOWVM_RETURN_IF_ERROR(PlaceGraph(&graph, devices, placer_options, &placements));
+  PlacementReport report;
+  for (const PlacementDevice& d : devices) report.devices.push_back(d.name);
+  for (const NodePlacement& p : placements) {
+    const Node* n = graph.FindNode(p.node);
+    report.nodes.push_back({p.node, n == nullptr ? "" : n->op(), p.device, p.reason});
+  }
+  PartitionOptions partition_options;
+  partition_options.schedule_recvs = false;
+  Partitions parts;
+  FLOWVM_RETURN_IF_ERROR(PartitionGraph(graph, partition_options, &parts));
+  report.transfers = std::move(parts.transfers);
   return report;
 }
 
