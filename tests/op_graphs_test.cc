@@ -7,6 +7,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -14,7 +15,10 @@
 
 #include <gtest/gtest.h>
 
+#include "flowvm/graph_io.h"
 #include "flowvm/npy.h"
+#include "flowvm/session.h"
+#include "graph/graph.h"
 #include "util/cli_runner.h"
 #include "util/test_paths.h"
 
@@ -90,7 +94,16 @@ void CompareValues(const Tensor& actual, const Tensor& expected, double rtol, do
   }
 }
 
-void CompareTensors(const Tensor& actual, const Tensor& expected, double rtol, double atol, const std::string& what) {
+void CompareTensors(const Tensor& actual_in, const Tensor& expected, double rtol, double atol, const std::string& what) {
+  // .npy has no bfloat16 or quantized types: the references store them as
+  // the integer type of the same size, as `flowvm run` writes them.
+  Tensor actual = actual_in;
+  if (actual.dtype() != expected.dtype() && DataTypeSize(actual.dtype()) == DataTypeSize(expected.dtype()) &&
+      actual.dtype() != DT_STRING && expected.dtype() != DT_STRING) {
+    Tensor same(expected.dtype(), actual.shape());
+    std::memcpy(same.raw_data(), actual.raw_data(), actual.TotalBytes());
+    actual = same;
+  }
   ASSERT_EQ(DataTypeName(actual.dtype()), DataTypeName(expected.dtype())) << what;
   ASSERT_EQ(actual.shape().DebugString(), expected.shape().DebugString()) << what;
   VisitDataType(expected.dtype(), [&](auto tag) {
@@ -151,6 +164,92 @@ TEST_P(OpGraphTest, MatchesReference) {
   std::error_code ec;
   fs::remove_all(work, ec);
 }
+
+// The same cases in-process on 2 and 4 CPU devices, every node given a
+// device in turn (node i on CPU:i mod N), so that nearly every edge crosses
+// devices through a Send/Recv pair. Variables and the nodes that take them
+// by reference are left to the placer (state stays where it was first put,
+// so contradicting requests for a variable and its updates would be the
+// graph's error, not the runtime's). Results must equal the NumPy reference
+// as on one device, and errors must still name the failing node.
+struct DeviceCase {
+  std::string name;
+  int devices;
+};
+
+class OpGraphDevicesTest : public ::testing::TestWithParam<DeviceCase> {};
+
+TEST_P(OpGraphDevicesTest, MatchesReferenceWithNodesSpreadOverDevices) {
+  const fs::path dir = fs::path(testing::SourcePath("tests/data/op_graphs")) / GetParam().name;
+  const int devices = GetParam().devices;
+  auto graph = ReadGraphDefFile((dir / "graph.pbtxt").string());
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  Graph g;
+  if (ConvertGraphDefToGraph(*graph, &g).ok()) {  // an invalid graph's error is checked below
+    for (int i = 0; i < graph->node_size(); ++i) {
+      const Node* n = g.FindNode(graph->node(i).name());
+      bool state = false;
+      for (DataType t : n->output_types()) state = state || IsRefType(t) || t == DT_RESOURCE;
+      for (DataType t : n->input_types()) state = state || IsRefType(t);
+      if (!state) graph->mutable_node(i)->set_device("/device:CPU:" + std::to_string(i % devices));
+    }
+  }
+  SessionOptions options;
+  options.cpu_devices = devices;
+  options.allow_soft_placement = true;
+  options.num_threads = 2;
+  std::vector<std::string> fetches = Lines(ReadFileBytes((dir / "fetches.txt").string()));
+  for (std::string& f : fetches) {
+    size_t colon = f.rfind(':');
+    if (colon == std::string::npos || f.find_first_not_of("0123456789", colon + 1) != std::string::npos) f += ":0";
+  }
+  const std::string error_file = (dir / "error.txt").string();
+  const bool expect_error = fs::exists(error_file);
+  Status status;
+  std::vector<Tensor> out;
+  auto session = Session::Create(options, *graph);
+  status = session.status();
+  if (status.ok()) {
+    const std::vector<std::string> inits = Lines(ReadFileBytes((dir / "init.txt").string()));
+    if (!inits.empty()) status = (*session)->Run({}, {}, inits, &out);
+    const std::vector<std::string> repeat = Lines(ReadFileBytes((dir / "repeat.txt").string()));
+    const int steps = repeat.empty() ? 1 : std::stoi(repeat[0]);
+    RunStats stats;
+    for (int i = 0; i < steps && status.ok(); ++i) status = (*session)->Run({}, fetches, {}, &out, &stats);
+  }
+  if (expect_error) {
+    EXPECT_FALSE(status.ok()) << "expected the run to fail";
+    const std::string text = status.ToString();
+    for (const std::string& want : Lines(ReadFileBytes(error_file)))
+      EXPECT_NE(text.find(want), std::string::npos) << "error lacks \"" << want << "\":\n" << text;
+    return;
+  }
+  ASSERT_TRUE(status.ok()) << status;
+  double rtol = 1e-5, atol = 1e-6;
+  const std::string tol = ReadFileBytes((dir / "tolerance.txt").string());
+  if (!tol.empty()) std::istringstream(tol) >> rtol >> atol;
+  for (size_t i = 0; i < fetches.size(); ++i) {
+    auto expected = ReadNpyFile((dir / ("expected_" + std::to_string(i) + ".npy")).string());
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    CompareTensors(out[i], *expected, rtol, atol, fetches[i]);
+  }
+}
+
+std::vector<DeviceCase> DeviceCases() {
+  std::vector<DeviceCase> cases;
+  for (int devices : {2, 4})
+    for (const std::string& c : ListCases()) cases.push_back({c, devices});
+  return cases;
+}
+
+std::string DeviceCaseName(const ::testing::TestParamInfo<DeviceCase>& info) {
+  std::string name;
+  for (char c : info.param.name) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return name + "_on_" + std::to_string(info.param.devices) + "_devices";
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, OpGraphDevicesTest, ::testing::ValuesIn(DeviceCases()), DeviceCaseName);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OpGraphDevicesTest);
 
 std::string CaseName(const ::testing::TestParamInfo<std::string>& info) {
   std::string name;

@@ -85,6 +85,8 @@ StatusOr<PlacementReport> InspectPlacement(const GraphDef& def, const SessionOpt
     const Node* n = graph.FindNode(p.node);
     report.nodes.push_back({p.node, n == nullptr ? "" : n->op(), p.device, p.reason});
   }
+  FLOWVM_ASSIGN_OR_RETURN(int reads, AddCrossDeviceReads(&graph));
+  (void)reads;
   PartitionOptions partition_options;
   partition_options.schedule_recvs = false;
   Partitions parts;

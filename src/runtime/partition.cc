@@ -172,6 +172,54 @@ class Partitioner {
 
 }  // namespace
 
+StatusOr<int> AddCrossDeviceReads(Graph* graph) {
+  struct Read {
+    const Edge* edge;
+    Node* reader;
+  };
+  std::vector<Read> reads;
+  for (Node* n : graph->nodes()) {
+    for (int i = 0; i < n->num_inputs(); ++i) {
+      const Edge* e = n->input_edge(i);
+      if (e == nullptr || IsRefType(n->input_type(i)) || !IsRefType(e->src()->output_type(e->src_output()))) continue;
+      if (e->src()->assigned_device() == n->assigned_device()) continue;
+      reads.push_back({e, n});
+    }
+  }
+  const bool allowed = graph->allow_internal_names();
+  graph->set_allow_internal_names(true);
+  int added = 0;
+  for (const Read& r : reads) {
+    Node* var = r.edge->src();
+    const int port = r.edge->src_output();
+    const int slot = r.edge->dst_input();
+    NodeDef def;
+    std::string base = "_read_" + var->name() + "_" + std::to_string(port) + "_for_" + r.reader->name();
+    std::string name = base;
+    for (int k = 1; graph->FindNode(name) != nullptr; ++k) name = base + "_" + std::to_string(k);
+    def.set_name(name);
+    def.set_op("Identity");
+    def.set_device(var->requested_device());
+    (*def.mutable_attr())["T"] = MakeAttrValue(BaseType(var->output_type(port)));
+    def.add_input(var->name());  // counted by validation; wired below
+    FLOWVM_ASSIGN_OR_RETURN(Node * read, graph->AddNode(std::move(def)));
+    read->set_assigned_device(var->assigned_device());
+    FLOWVM_ASSIGN_OR_RETURN(const Edge* in, graph->AddEdge(var, port, read, 0));
+    (void)in;
+    // The read waits for everything else the reader waits for.
+    std::map<int, Node*> after;  // by id: the same graph always gets the same edges
+    for (const Edge* e : r.reader->in_edges())
+      if (e->src() != var && e != r.edge) after.emplace(e->src()->id(), e->src());
+    for (auto& [id, a] : after) graph->AddControlEdge(a, read);
+    graph->RemoveEdge(r.edge);
+    FLOWVM_ASSIGN_OR_RETURN(const Edge* out, graph->AddEdge(read, 0, r.reader, slot));
+    (void)out;
+    ++added;
+  }
+  graph->set_allow_internal_names(allowed);
+  return added;
+}
+
 Status PartitionGraph(const Graph& graph, const PartitionOptions& options, Partitions* out) {
   out->graphs.clear();
   out->transfers.clear();

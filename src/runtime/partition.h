@@ -53,6 +53,15 @@ struct Partitions {
 // REQUIRES: every node has an assigned device (see runtime/placer.h).
 Status PartitionGraph(const Graph& graph, const PartitionOptions& options, Partitions* out);
 
+// On one device a node that reads a variable by value (a reference output
+// into a value input) reads it when it runs, after all its inputs. A _Send
+// would read it as soon as the variable is there, possibly before an update
+// the reader waits for. So before partitioning, each such read that crosses
+// devices becomes an Identity on the variable's device that waits (control
+// edges) for the reader's other inputs, and the reader gets its value.
+// Returns how many reads were added. REQUIRES: placed.
+StatusOr<int> AddCrossDeviceReads(Graph* graph);
+
 }  // namespace flowvm
 
 #endif  // FLOWVM_RUNTIME_PARTITION_H_

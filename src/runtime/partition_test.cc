@@ -176,5 +176,50 @@ TEST(PartitionTest, RecvsNeededAtOnceAreNotDelayed) {
   EXPECT_EQ(Find(p.graphs[kCpu1], "_recv_a_0")->input_size(), 0);
 }
 
+// A variable read on another device reads when the reader would have: an
+// Identity on the variable's device waits for the reader's other inputs.
+TEST(PartitionTest, CrossDeviceReadsOfVariablesWaitForTheReader) {
+  auto g = Placed(GraphOf({On(TestNode("v", "VariableV2").Attr("dtype", DT_FLOAT).Attr("shape", PartialTensorShape({1})), kCpu0),
+                           On(ConstNode("one", F({1}, {1})), kCpu0),
+                           On(TestNode("bump", "AssignAdd").Input("v").Input("one").Attr("T", DT_FLOAT), kCpu0),
+                           On(ConstNode("k", F({2}, {1})), kCpu1),
+                           WithControl(Binary("after", "Mul", "v", "k", kCpu1), "bump"),
+                           Unary("plain", "Neg", "v", kCpu0)}));
+  ASSERT_NE(g, nullptr);
+  auto added = AddCrossDeviceReads(g.get());
+  ASSERT_TRUE(added.ok()) << added.status();
+  EXPECT_EQ(*added, 1);  // "plain" reads on the variable's own device
+  Partitions p;
+  ASSERT_TRUE(PartitionGraph(*g, PartitionOptions(), &p).ok());
+  const NodeDef* read = Find(p.graphs[kCpu0], "_read_v_0_for_after");
+  ASSERT_NE(read, nullptr);
+  EXPECT_EQ(read->op(), "Identity");
+  EXPECT_EQ(Inputs(read), (std::vector<std::string>{"v", "^bump", "^_recv_ctrl_k"}));  // by node id
+  EXPECT_EQ(Inputs(Find(p.graphs[kCpu1], "after")), (std::vector<std::string>{"_recv__read_v_0_for_after_0", "k", "^_recv_ctrl_bump"}));
+}
+
+// End to end: the value read on CPU:1 after an update on CPU:0 is the
+// updated one, as on one device.
+TEST(PartitionTest, CrossDeviceReadSeesTheUpdateItWaitsFor) {
+  const GraphDef g = GraphOf({On(TestNode("v", "VariableV2").Attr("dtype", DT_FLOAT).Attr("shape", PartialTensorShape({1})), kCpu0),
+                              On(ConstNode("zero", F({0}, {1})), kCpu0),
+                              On(TestNode("init", "Assign").Input("v").Input("zero").Attr("T", DT_FLOAT), kCpu0),
+                              On(ConstNode("one", F({1}, {1})), kCpu0),
+                              On(TestNode("bump", "AssignAdd").Input("v").Input("one").Attr("T", DT_FLOAT), kCpu0),
+                              WithControl(Unary("after", "Neg", "v", kCpu1), "bump")});
+  SessionOptions options;
+  options.cpu_devices = 2;
+  for (int threads : {1, 2}) {
+    options.num_threads = threads;
+    auto session = NewSessionOrDie(g, options);
+    std::vector<Tensor> out;
+    ASSERT_TRUE(session->Run({}, {}, {"init"}, &out).ok());
+    for (int step = 1; step <= 20; ++step) {
+      ASSERT_TRUE(session->Run({}, {"after"}, {}, &out).ok());
+      ASSERT_EQ(out[0].data<float>()[0], -static_cast<float>(step));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace flowvm

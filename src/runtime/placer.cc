@@ -37,6 +37,7 @@ struct Member {
 // What one group asks for and where it may go.
 struct Group {
   std::vector<Member> members;
+  bool holds_state = false;    // a member keeps state in its device (a variable)
   DeviceNameParts spec;        // merged requests
   std::string spec_owner;      // a node whose request is part of `spec`
   bool pinned = false;
@@ -188,6 +189,8 @@ Status PlaceGraph(Graph* graph, const std::vector<PlacementDevice>& devices, con
     auto spec = ParseDeviceName(requested);
     if (!spec.ok()) return AttachNode(spec.status(), n->def());
     m.spec = std::move(spec).value();
+    for (DataType t : n->output_types())
+      if (IsRefType(t) || t == DT_RESOURCE) groups[it->second].holds_state = true;
     groups[it->second].members.push_back(std::move(m));
   }
   for (Group& g : groups) {
@@ -199,7 +202,11 @@ Status PlaceGraph(Graph* graph, const std::vector<PlacementDevice>& devices, con
   bool all_fixed = true;
   for (size_t i = 0; i < groups.size(); ++i) {
     sim[i].candidates = groups[i].candidates;
-    if (sim[i].candidates.size() == 1) sim[i].assigned = sim[i].candidates[0];
+    // State lives in its device's resource manager and cannot move once it
+    // has a value, so where it goes must not depend on which signature
+    // happened to run first: unrequested state goes to the first device it
+    // may use (as in TensorFlow); the cost model places computation.
+    if (sim[i].candidates.size() == 1 || groups[i].holds_state) sim[i].assigned = sim[i].candidates[0];
     else all_fixed = false;
   }
   std::vector<std::string> cost_reasons(n_ids);
@@ -225,6 +232,7 @@ Status PlaceGraph(Graph* graph, const std::vector<PlacementDevice>& devices, con
     else if (!self->colocated_with.empty()) reason = self->colocated_with;
     else if (g.members.size() > 1) reason = "in the colocation group of " + g.members[0].node->name();
     else if (sim[gi].candidates.size() == 1) reason = devices.size() == 1 ? "the only device" : "the only feasible device";
+    else if (g.holds_state) reason = "state goes to the first device it may use unless a device is requested";
     else reason = "placed with its group";
     if (!g.soft_note.empty()) reason += "; " + g.soft_note;
     placements->push_back({n->name(), d.name, std::move(reason)});

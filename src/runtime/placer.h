@@ -8,7 +8,11 @@
 //     whose requests are merged and whose feasible sets are intersected.
 //     Nodes a session pinned earlier (stateful nodes keep their device for
 //     the session's life) are requests that cannot be relaxed.
-//  3. Groups left with one device get it. The rest are placed by the
+//  3. Groups left with one device get it, and so do groups holding state
+//     (a variable: a node with a reference or resource output) that asked
+//     for no device: they take the first device they may use, so that the
+//     device a variable lives on never depends on which step ran first.
+//     The rest are placed by the
 //     paper's greedy simulation: nodes are taken in the order they would
 //     become ready, and each goes to the device where it would finish
 //     soonest, counting the device's queue, its compute time there and the

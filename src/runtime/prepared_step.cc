@@ -76,6 +76,11 @@ StatusOr<std::unique_ptr<PreparedStep>> PrepareStep(const PrepareInputs& in, con
   for (Node* n : graph->nodes())
     if (PinsDevice(n)) step->stateful_placements[n->name()] = n->assigned_device();
 
+  FLOWVM_ASSIGN_OR_RETURN(int reads, AddCrossDeviceReads(graph.get()));
+  if (reads > 0)
+    step->transfers.push_back(std::to_string(reads) + " variable read" + (reads == 1 ? "" : "s") +
+                              " across devices made an Identity on the variable's device (it reads when the reader "
+                              "would have)");
   PartitionOptions partition_options;
   partition_options.schedule_recvs = in.options->schedule_recvs;
   partition_options.cost_model = in.cost_model;
@@ -85,7 +90,7 @@ StatusOr<std::unique_ptr<PreparedStep>> PrepareStep(const PrepareInputs& in, con
   };
   Partitions parts;
   FLOWVM_RETURN_IF_ERROR(PartitionGraph(*graph, partition_options, &parts));
-  step->transfers = std::move(parts.transfers);
+  step->transfers.insert(step->transfers.end(), parts.transfers.begin(), parts.transfers.end());
   step->scheduled_recvs = std::move(parts.scheduled);
   for (auto& [device_name, def] : parts.graphs) {
     FLOWVM_ASSIGN_OR_RETURN(Device * device, in.devices->Lookup(device_name));
