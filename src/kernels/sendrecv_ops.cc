@@ -27,10 +27,13 @@ class RendezvousKey {
     key_00_ = Rendezvous::Key(prefix_, 0, 0);
   }
 
-  std::string For(const OpKernelContext* ctx) const {
+  // The key for this step's frame and iteration; `scratch` holds it when
+  // it is not the precomputed 0:0 one.
+  const std::string& For(const OpKernelContext* ctx, std::string* scratch) const {
     const FrameAndIter fi = ctx->frame_iter();
     if (fi.frame_id == 0 && fi.iter_id == 0) return key_00_;
-    return Rendezvous::Key(prefix_, fi.frame_id, fi.iter_id);
+    *scratch = Rendezvous::Key(prefix_, fi.frame_id, fi.iter_id);
+    return *scratch;
   }
 
  private:
@@ -45,7 +48,8 @@ class SendOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     OP_REQUIRES(ctx, ctx->rendezvous() != nullptr,
                 errors::Internal("_Send ", name(), " ran in a step without a rendezvous"));
-    OP_REQUIRES_OK(ctx, ctx->rendezvous()->Send(key_.For(ctx), ctx->input(0), /*is_dead=*/false));
+    std::string scratch;
+    OP_REQUIRES_OK(ctx, ctx->rendezvous()->Send(key_.For(ctx, &scratch), ctx->input(0), /*is_dead=*/false));
   }
   bool IsExpensive() const override { return false; }
 
@@ -60,7 +64,8 @@ class RecvOp : public AsyncOpKernel {
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
     OP_REQUIRES_ASYNC(ctx, ctx->rendezvous() != nullptr,
                       errors::Internal("_Recv ", name(), " ran in a step without a rendezvous"), done);
-    ctx->rendezvous()->RecvAsync(key_.For(ctx), [ctx, done = std::move(done)](const Status& s, const Tensor& value,
+    std::string scratch;
+    ctx->rendezvous()->RecvAsync(key_.For(ctx, &scratch), [ctx, done = std::move(done)](const Status& s, const Tensor& value,
                                                                               bool is_dead) {
       if (!s.ok()) {
         ctx->SetStatus(s);

@@ -16,10 +16,15 @@ namespace {
 // Work this thread deferred because it arrived (from an async kernel's
 // completion) while the thread was inside an executor loop. The outermost
 // loop runs it when it unwinds, so completions never nest stacks.
+struct Deferred {
+  void (*resume)(void* run, std::vector<int>* ready);
+  void* run;
+  std::vector<int> ready;
+};
 struct InlineState {
   int depth = 0;
   bool draining = false;
-  std::deque<std::function<void()>> deferred;
+  std::deque<Deferred> deferred;
 };
 thread_local InlineState t_inline;
 
@@ -30,9 +35,9 @@ class InlineScope {
     if (--t_inline.depth != 0 || t_inline.draining) return;
     t_inline.draining = true;
     while (!t_inline.deferred.empty()) {
-      std::function<void()> fn = std::move(t_inline.deferred.front());
+      Deferred d = std::move(t_inline.deferred.front());
       t_inline.deferred.pop_front();
-      fn();  // opens its own scope; anything it defers lands in this loop
+      d.resume(d.run, &d.ready);  // opens its own scope; anything it defers lands in this loop
     }
     t_inline.draining = false;
   }
@@ -101,11 +106,22 @@ class Executor::StepRun {
   }
 
  private:
-  // Output buffers of one node run, kept alive across an async kernel.
+  // Output buffers of one node run, kept alive across an async kernel: one
+  // allocation for a node of up to two outputs (a Recv has one).
   struct AsyncCall {
+    AsyncCall(StepRun* run, int id, const NodeItem& item, std::vector<TensorValue> in)
+        : run(run),
+          id(id),
+          inputs(std::move(in)),
+          heap_outputs(item.num_outputs > 2 ? new OutputSlot[item.num_outputs] : nullptr),
+          ctx(&run->step_, item.kernel, inputs.data(), heap_outputs ? heap_outputs.get() : inline_outputs) {}
+    OutputSlot* outputs() { return heap_outputs ? heap_outputs.get() : inline_outputs; }
+    StepRun* const run;
+    const int id;
     std::vector<TensorValue> inputs;
-    std::vector<OutputSlot> outputs;
-    std::unique_ptr<OpKernelContext> ctx;
+    OutputSlot inline_outputs[2];
+    std::unique_ptr<OutputSlot[]> heap_outputs;
+    OpKernelContext ctx;
     NodeTiming timing;
     // Whichever of `done` and ComputeAsync's return comes second finishes
     // the node (and deletes the call).
@@ -142,7 +158,7 @@ class Executor::StepRun {
           s = ctx.status();
           if (ready_ns_) RecordStats(id, &timing, outputs.data());
         }
-        Propagate(item, s, &outputs, &ready);
+        Propagate(item, s, outputs.data(), &ready);
       }
       ClearInputs(item);
       pending_[id].store(kDone, std::memory_order_relaxed);
@@ -155,25 +171,10 @@ class Executor::StepRun {
   // to `inline_ready`. Returns true if the step is over (this object is gone).
   bool StartAsync(int id, std::vector<TensorValue> inputs, std::vector<int>* inline_ready) {
     const NodeItem& item = exec_->items_[id];
-    auto* call = new AsyncCall;
-    call->inputs = std::move(inputs);
-    call->outputs.resize(item.num_outputs);
-    call->ctx = std::make_unique<OpKernelContext>(&step_, item.kernel, call->inputs.data(), call->outputs.data());
+    auto* call = new AsyncCall(this, id, item, std::move(inputs));
     if (ready_ns_) call->timing.start_ns = NowNanos();
-    item.async->ComputeAsync(call->ctx.get(), [this, id, call] {
-      const NodeItem& item = exec_->items_[id];
-      if (ready_ns_) RecordStats(id, &call->timing, call->outputs.data());
-      std::vector<int> ready;
-      Propagate(item, call->ctx->status(), &call->outputs, &ready);
-      ClearInputs(item);
-      call->ready = std::move(ready);
-      int running = AsyncCall::kRunning;
-      if (call->phase.compare_exchange_strong(running, AsyncCall::kDoneEarly)) return;  // StartAsync continues
-      ready = std::move(call->ready);
-      delete call;
-      pending_[id].store(kDone, std::memory_order_relaxed);
-      ContinueElsewhere(std::move(ready));
-    });
+    // One pointer captured: the callback fits std::function's inline buffer.
+    item.async->ComputeAsync(&call->ctx, [call] { call->run->AsyncDone(call); });
     int running = AsyncCall::kRunning;
     if (call->phase.compare_exchange_strong(running, AsyncCall::kReturned)) return false;  // done comes later
     std::vector<int> ready = std::move(call->ready);
@@ -182,21 +183,40 @@ class Executor::StepRun {
     return NodeDone(ready, inline_ready);
   }
 
+  // The `done` of an async kernel, on whatever thread completed it.
+  void AsyncDone(AsyncCall* call) {
+    const int id = call->id;
+    const NodeItem& item = exec_->items_[id];
+    if (ready_ns_) RecordStats(id, &call->timing, call->outputs());
+    std::vector<int> ready;
+    Propagate(item, call->ctx.status(), call->outputs(), &ready);
+    ClearInputs(item);
+    call->ready = std::move(ready);
+    int running = AsyncCall::kRunning;
+    if (call->phase.compare_exchange_strong(running, AsyncCall::kDoneEarly)) return;  // StartAsync continues
+    ready = std::move(call->ready);
+    delete call;
+    pending_[id].store(kDone, std::memory_order_relaxed);
+    ContinueElsewhere(std::move(ready));
+  }
+
   // Continues the step after an async kernel completed on some other
   // thread's stack: on the pool, or after that thread's executor loop.
   void ContinueElsewhere(std::vector<int> ready) {
-    auto resume = [this, ready = std::move(ready)] {
-      std::vector<int> inline_ready;
-      if (NodeDone(ready, &inline_ready)) return;
-      RunInline(&inline_ready);
-    };
     if (ThreadPool* pool = exec_->options_.pool) {
-      pool->Schedule(std::move(resume));
+      pool->Schedule([this, ready = std::move(ready)]() mutable { Resume(this, &ready); });
     } else if (t_inline.depth > 0) {
-      t_inline.deferred.push_back(std::move(resume));
+      t_inline.deferred.push_back(Deferred{&StepRun::Resume, this, std::move(ready)});
     } else {
-      resume();
+      Resume(this, &ready);
     }
+  }
+
+  static void Resume(void* run, std::vector<int>* ready) {
+    auto* self = static_cast<StepRun*>(run);
+    std::vector<int> inline_ready;
+    if (self->NodeDone(*ready, &inline_ready)) return;
+    self->RunInline(&inline_ready);
   }
 
   void RecordStats(int id, NodeTiming* timing, const OutputSlot* outputs) {
@@ -232,7 +252,7 @@ class Executor::StepRun {
     return Status::OK();
   }
 
-  void Propagate(const NodeItem& item, const Status& s, std::vector<OutputSlot>* outputs, std::vector<int>* ready) {
+  void Propagate(const NodeItem& item, const Status& s, OutputSlot* outputs, std::vector<int>* ready) {
     if (!s.ok()) {
       Abort(AttachNode(s, item.node->def()));
       return;
@@ -240,7 +260,7 @@ class Executor::StepRun {
     if (IsAborted()) return;
     for (const auto& oe : item.out_edges) {
       if (oe.dst_slot >= 0) {
-        OutputSlot& out = (*outputs)[oe.src_output];
+        OutputSlot& out = outputs[oe.src_output];
         if (!out.has_value) {
           Abort(errors::Internal(item.node->label(), ": kernel did not set output ", oe.src_output));
           return;

@@ -6,12 +6,15 @@ namespace flowvm {
 // it, which only happens after an abort (that already called it).
 LocalRendezvous::~LocalRendezvous() = default;
 
+uint64_t LocalRendezvous::Hash(const std::string& key) { return std::hash<std::string>()(key); }
+
 Status LocalRendezvous::Send(const std::string& key, const Tensor& value, bool is_dead) {
+  const uint64_t hash = Hash(key);
   DoneCallback waiter;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!aborted_.ok()) return aborted_;
-    auto [it, inserted] = table_.try_emplace(key);
+    auto [it, inserted] = table_.try_emplace(hash);
     Item& item = it->second;
     if (inserted) {
       item.sent = true;
@@ -28,6 +31,7 @@ Status LocalRendezvous::Send(const std::string& key, const Tensor& value, bool i
 }
 
 void LocalRendezvous::RecvAsync(const std::string& key, DoneCallback done) {
+  const uint64_t hash = Hash(key);
   Status status;
   Tensor value;
   bool is_dead = false;
@@ -36,7 +40,7 @@ void LocalRendezvous::RecvAsync(const std::string& key, DoneCallback done) {
     if (!aborted_.ok()) {
       status = aborted_;
     } else {
-      auto [it, inserted] = table_.try_emplace(key);
+      auto [it, inserted] = table_.try_emplace(hash);
       Item& item = it->second;
       if (inserted) {
         item.waiter = std::move(done);

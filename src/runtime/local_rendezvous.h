@@ -11,6 +11,7 @@
 #ifndef FLOWVM_RUNTIME_LOCAL_RENDEZVOUS_H_
 #define FLOWVM_RUNTIME_LOCAL_RENDEZVOUS_H_
 
+#include <cstdint>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -40,8 +41,11 @@ class LocalRendezvous : public Rendezvous {
     DoneCallback waiter;
   };
 
+  // By a 64-bit hash of the key: keys of one step are few and distinct, and
+  // hashing spares copying every key string into the table.
+  static uint64_t Hash(const std::string& key);
   mutable std::mutex mu_;
-  std::unordered_map<std::string, Item> table_;
+  std::unordered_map<uint64_t, Item> table_;
   Status aborted_;
 };
 
