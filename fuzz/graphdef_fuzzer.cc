@@ -1,7 +1,8 @@
 // libFuzzer target: random bytes -> GraphDef (binary, and text when the bytes
 // look like text) -> ValidateGraphDef + InspectGraph -> for a valid, small
-// graph, AddSymbolicGradients on a copy, then one Session and a few bounded
-// Runs.
+// graph, AddSymbolicGradients on a copy, then Sessions (one device, and
+// two devices with soft placement: the graphs carry device strings) and a
+// few bounded Runs, one of them traced with a deadline.
 //
 // The aim is crashes, sanitizer reports, hangs and huge allocations caused by
 // a small input, not out-of-memory from legitimately large computations: a
@@ -14,7 +15,8 @@
 //
 // Checked invariants (a violation aborts, so libFuzzer reports it):
 //   - ValidateGraphDef and InspectGraph agree on whether the graph is valid;
-//   - a graph ValidateGraphDef accepts, Session::Create accepts too;
+//   - a graph ValidateGraphDef accepts, Session::Create accepts too, and a
+//     two-device session with soft placement accepts it as well;
 //   - AddSymbolicGradients returns one gradient per x and leaves a graph that
 //     converts back from its GraphDef;
 //   - a successful Run returns one tensor per fetch, of the fetched output's
@@ -209,23 +211,19 @@ bool BoundedEnough(const Graph& graph, const ShapeRefiner& refiner) {
   return false;  // still growing: values can double through a variable
 }
 
-void RunGraph(const GraphDef& def) {
+void RunGraph(const GraphDef& def, const SessionOptions& options, bool must_accept) {
   Graph graph;
   if (!ConvertGraphDefToGraph(def, &graph).ok()) Fail("ValidateGraphDef accepted a graph that does not convert");
   ShapeRefiner refiner;
   if (!refiner.InferAll(graph).ok()) Fail("ValidateGraphDef accepted a graph whose shapes do not infer");
   if (!BoundedEnough(graph, refiner)) return;
 
-  std::set<std::string> containers = {""};
-  for (Node* n : graph.nodes()) {
-    std::string c;
-    if (GetNodeAttr(n->def(), "container", &c).ok()) containers.insert(c);
-  }
-
-  SessionOptions options;
-  options.num_threads = 1;
   auto session = Session::Create(options, def);
-  if (!session.ok()) Fail("ValidateGraphDef accepted a graph Session::Create rejects: " + session.status().ToString());
+  if (!session.ok()) {
+    if (must_accept)
+      Fail("ValidateGraphDef accepted a graph Session::Create rejects: " + session.status().ToString());
+    return;
+  }
 
   // Fetch the first output of the last few nodes that have outputs; the
   // other nodes are targets in the second run.
@@ -272,19 +270,26 @@ void RunGraph(const GraphDef& def) {
   };
 
   std::vector<Tensor> out;
-  // 1: fetches only (pruned step); 2: everything; 3: step 1 again (cache hit).
+  // 1: fetches only (pruned step); 2: everything; 3: step 1 again (cache
+  // hit), traced, with a deadline, returning the partition graphs.
   if ((*session)->Run({}, fetches, {}, &out).ok()) check(out, fetches.size());
   out.clear();
   if ((*session)->Run({}, fetches, targets, &out).ok()) check(out, fetches.size());
   out.clear();
   RunStats stats;
-  if ((*session)->Run({}, fetches, {}, &out, &stats).ok()) check(out, fetches.size());
+  RunOptions run_options;
+  run_options.set_trace_level(RunOptions::FULL_TRACE);
+  run_options.set_timeout_in_ms(60000);
+  run_options.set_output_partition_graphs(true);
+  RunMetadata metadata;
+  if ((*session)->Run(run_options, {}, fetches, {}, &out, &metadata, &stats).ok()) check(out, fetches.size());
+  if (metadata.partition_graphs_size() != stats.partitions && stats.partitions > 0)
+    Fail("RunMetadata has " + std::to_string(metadata.partition_graphs_size()) + " partition graphs for " +
+         std::to_string(stats.partitions) + " partitions");
   (void)(*session)->graph_def();
   (*session)->Close().IgnoreError();
   // Closed sessions refuse to run.
   if ((*session)->Run({}, fetches, {}, &out).ok()) Fail("Run on a closed session succeeded");
-  session->reset();
-  ResetContainers(std::vector<std::string>(containers.begin(), containers.end()));
 }
 
 // Differentiates the graph: the floating outputs of its last nodes with
@@ -327,9 +332,22 @@ void Exercise(const GraphDef& def) {
     Fail("ValidateGraphDef says " + valid.ToString() + " but InspectGraph found " +
          std::to_string(report.errors.size()) + " errors" +
          (report.errors.empty() ? std::string() : ", first: " + report.errors[0].ToString()));
-  if (!valid.ok() || def.node_size() > kMaxNodes) return;
+  if (def.node_size() > kMaxNodes) return;
+  // Two devices, soft placement: device strings that name no device of a
+  // one-device session still run here.
+  SessionOptions two;
+  two.num_threads = 1;
+  two.cpu_devices = 2;
+  two.allow_soft_placement = true;
+  if (!valid.ok()) {
+    RunGraph(def, two, /*must_accept=*/false);
+    return;
+  }
   ExerciseGradients(def);
-  RunGraph(def);
+  SessionOptions one;
+  one.num_threads = 1;
+  RunGraph(def, one, /*must_accept=*/true);
+  RunGraph(def, two, /*must_accept=*/true);
 }
 
 // ---- structure-aware mutation -----------------------------------------------
@@ -441,7 +459,15 @@ void MutateGraph(GraphDef* g, Rng& rng) {
   const int nodes = g->node_size();
   const int index = static_cast<int>(Pick(rng, nodes));
   NodeDef* node = nodes > 0 ? g->mutable_node(index) : nullptr;
-  switch (rng() % 10) {
+  switch (rng() % 11) {
+    case 10: {  // ask for a device (well-formed or not, existing or not)
+      if (node == nullptr) break;
+      const char* devices[] = {"", "/device:CPU:0", "/device:CPU:1", "/cpu:1", "CPU:0",
+                               "/job:localhost/replica:0/task:0/device:CPU:1", "/device:CPU:*", "/device:GPU:0",
+                               "/job:ps", "/job:", "/device:CPU:7", "/job:localhost/task:0"};
+      node->set_device(devices[Pick(rng, std::size(devices))]);
+      break;
+    }
     case 0: {  // retype the graph
       DataType from = SomeType(*g, rng);
       Retype(g, from, kTypes[Pick(rng, std::size(kTypes))], rng);
@@ -579,7 +605,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto text = flowvm::ParseGraphDef(bytes, flowvm::GraphFormat::kText);
     if (text.ok()) flowvm::Exercise(*text);
   }
-  // Whatever ran, leave no variables behind for the next input.
-  flowvm::ResetContainers({""});
+  // Sessions own their variables: nothing outlives an input.
   return 0;
 }
