@@ -71,11 +71,11 @@ def row(label, name, key, unit, target=None, digits=1):
     rows.append((label, f"{best:,.{digits}f}", f"{med:,.{digits}f}", unit, verdict))
     return best
 
-chain1 = row("flowvm chain, 1 thread", "BM_Chain/threads:1", "ns_per_node", "ns/node", 500)
+chain1 = row("flowvm chain, 1 thread", "BM_Chain/threads:1", "ns_per_node", "ns/node", 200)
 row("flowvm chain, 2 threads", "BM_Chain/threads:2", "ns_per_node", "ns/node")
 row("flowvm independent, 1 thread", "BM_Independent/threads:1", "ns_per_node", "ns/node")
 row("flowvm independent, 2 threads", "BM_Independent/threads:2", "ns_per_node", "ns/node")
-row("flowvm Run overhead, fetch Const", "BM_RunOverhead_Const/threads:1", "us_per_run", "us/Run", 5, digits=3)
+row("flowvm Run overhead, fetch Const", "BM_RunOverhead_Const/threads:1", "us_per_run", "us/Run", 1, digits=3)
 row("flowvm Run overhead, feed->Identity", "BM_RunOverhead_FeedIdentity/threads:1", "us_per_run", "us/Run", 5, digits=3)
 ts = tv["torchscript_ns_per_op"]
 rows.append(("TorchScript chain, 1 thread", f"{tv['torchscript_ns_per_op_best']:,.1f}", f"{ts:,.1f}", "ns/op", ""))

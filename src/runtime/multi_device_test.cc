@@ -47,6 +47,22 @@ class WaitForCancelOp : public AsyncOpKernel {
 };
 REGISTER_KERNEL_BUILDER(Name("TestWaitForCancel").Device(DEVICE_CPU), WaitForCancelOp);
 
+// Passes its input through after sleeping `ms`: a node much slower than
+// the cost model's static estimate (a tiny element-wise op).
+REGISTER_OP("TestSleep").Input("x: float").Output("y: float").Attr("ms: int").SetShapeFn(UnchangedShape);
+class SleepOp : public OpKernel {
+ public:
+  explicit SleepOp(OpKernelConstruction* ctx) : OpKernel(ctx) { OP_REQUIRES_OK(ctx, ctx->GetAttr("ms", &ms_)); }
+  void Compute(OpKernelContext* ctx) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms_));
+    ctx->set_output(0, ctx->input(0));
+  }
+
+ private:
+  int64_t ms_ = 0;
+};
+REGISTER_KERNEL_BUILDER(Name("TestSleep").Device(DEVICE_CPU), SleepOp);
+
 using namespace runtime_testing;  // NOLINT
 
 NodeDef Wait(const std::string& name, const std::string& input, const std::string& device) {
@@ -209,8 +225,9 @@ void OnSmallStack(const std::function<void()>& fn) {
 TEST(MultiDeviceTest, LongAlternatingChainRunsInConstantStackDepth) {
   const int kLinks = 5000;
   std::vector<NodeDef> nodes{On(ConstNode("n0", F({0}, {1})), kCpu0), On(ConstNode("one", F({1}, {1})), kCpu0)};
-  for (int i = 1; i <= kLinks; ++i)
-    nodes.push_back(Binary("n" + std::to_string(i), "AddV2", "n" + std::to_string(i - 1), "one", i % 2 ? kCpu1 : kCpu0));
+  // (Names built with append: GCC 12 warns falsely about "n" + to_string.)
+  auto name = [](int i) { return std::string("n").append(std::to_string(i)); };
+  for (int i = 1; i <= kLinks; ++i) nodes.push_back(Binary(name(i), "AddV2", name(i - 1), "one", i % 2 ? kCpu1 : kCpu0));
   const GraphDef g = GraphOf(nodes);
   for (int threads : {1, 2}) {
     SessionOptions options = Devices(2, threads);
@@ -219,7 +236,7 @@ TEST(MultiDeviceTest, LongAlternatingChainRunsInConstantStackDepth) {
     std::vector<Tensor> out;
     RunStats stats;
     Status s;
-    OnSmallStack([&] { s = session->Run({}, {"n" + std::to_string(kLinks)}, {}, &out, &stats); });
+    OnSmallStack([&] { s = session->Run({}, {name(kLinks)}, {}, &out, &stats); });
     ASSERT_TRUE(s.ok()) << s;
     EXPECT_EQ(out[0].data<float>()[0], static_cast<float>(kLinks));
     EXPECT_EQ(static_cast<int>(stats.transfers.size()), kLinks + 1);  // each link, and "one" to CPU:1 once
@@ -328,6 +345,39 @@ TEST(MultiDeviceTest, StatefulNodesKeepTheirDeviceAcrossSignatures) {
   ASSERT_FALSE(b.empty());
   EXPECT_EQ(a.substr(0, a.find(" (")), b.substr(0, b.find(" (")));
   EXPECT_NE(b.find("kept from an earlier step"), std::string::npos) << b;
+}
+
+// The cost model learns from traced steps: two branches the static
+// estimate keeps together (tiny element-wise ops) turn out to take 30 ms
+// each; a signature prepared after the traced step puts them on different
+// devices, where they run at the same time.
+TEST(MultiDeviceTest, TracedStepsRefineThePlacementOfLaterSteps) {
+  // (Different attrs, or CSE would rightly merge them.)
+  auto sleep = [](const std::string& name, const std::string& input, int ms) {
+    return TestNode(name, "TestSleep").Input(input).Attr("ms", ms);
+  };
+  auto session = NewSessionOrDie(GraphOf({PlaceholderNode("x", DT_FLOAT, PartialTensorShape({2})),
+                                          sleep("b1", "x", 30), sleep("b2", "x", 31), Binary("j", "AddV2", "b1", "b2"), Unary("k", "Neg", "j")}),
+                                 Devices(2, 2));
+  auto device_of = [](const RunStats& s, const std::string& node) {
+    for (const std::string& l : s.placement)
+      if (l.rfind(node + " -> ", 0) == 0) return l.substr(node.size() + 4, 5);
+    return std::string("?");
+  };
+  std::vector<Tensor> out;
+  RunStats before, after;
+  RunOptions traced;
+  traced.set_trace_level(RunOptions::SOFTWARE_TRACE);
+  RunMetadata metadata;
+  ASSERT_TRUE(session->Run(traced, {{"x", F({1, 2}, {2})}}, {"j"}, {}, &out, &metadata, &before).ok());
+  EXPECT_EQ(device_of(before, "b1"), device_of(before, "b2"));
+  // Another signature is prepared with what the traced step measured.
+  ASSERT_TRUE(session->Run({{"x", F({1, 2}, {2})}}, {"k"}, {}, &out, &after).ok());
+  EXPECT_NE(device_of(after, "b1"), device_of(after, "b2"));
+  bool measured = false;
+  for (const std::string& l : after.placement) measured = measured || l.find("cost model") != std::string::npos;
+  EXPECT_TRUE(measured);
+  EXPECT_EQ(out[0].data<float>()[1], -4);
 }
 
 TEST(MultiDeviceTest, DeviceRequestsAreCheckedWhenTheGraphIsGiven) {
