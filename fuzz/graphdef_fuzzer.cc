@@ -211,19 +211,20 @@ bool BoundedEnough(const Graph& graph, const ShapeRefiner& refiner) {
   return false;  // still growing: values can double through a variable
 }
 
+// `must_accept`: ValidateGraphDef accepted the graph, so a session must.
 void RunGraph(const GraphDef& def, const SessionOptions& options, bool must_accept) {
-  Graph graph;
-  if (!ConvertGraphDefToGraph(def, &graph).ok()) Fail("ValidateGraphDef accepted a graph that does not convert");
-  ShapeRefiner refiner;
-  if (!refiner.InferAll(graph).ok()) Fail("ValidateGraphDef accepted a graph whose shapes do not infer");
-  if (!BoundedEnough(graph, refiner)) return;
-
   auto session = Session::Create(options, def);
   if (!session.ok()) {
     if (must_accept)
       Fail("ValidateGraphDef accepted a graph Session::Create rejects: " + session.status().ToString());
     return;
   }
+  // A graph a session accepted converts and has inferable shapes.
+  Graph graph;
+  if (!ConvertGraphDefToGraph(def, &graph).ok()) Fail("a session accepted a graph that does not convert");
+  ShapeRefiner refiner;
+  if (!refiner.InferAll(graph).ok()) Fail("a session accepted a graph whose shapes do not infer");
+  if (!BoundedEnough(graph, refiner)) return;
 
   // Fetch the first output of the last few nodes that have outputs; the
   // other nodes are targets in the second run.

@@ -182,6 +182,20 @@ class OpGraphDevicesTest : public ::testing::TestWithParam<DeviceCase> {};
 TEST_P(OpGraphDevicesTest, MatchesReferenceWithNodesSpreadOverDevices) {
   const fs::path dir = fs::path(testing::SourcePath("tests/data/op_graphs")) / GetParam().name;
   const int devices = GetParam().devices;
+  // Checkpoint cases write files relative to the working directory: each
+  // case (its own process under ctest) works in a fresh one.
+  std::string work = ::testing::TempDir() + "/op_graph_devices_XXXXXX";
+  ASSERT_NE(::mkdtemp(work.data()), nullptr);
+  const fs::path previous = fs::current_path();
+  fs::current_path(work);
+  struct Restore {
+    fs::path previous, work;
+    ~Restore() {
+      std::error_code ec;
+      fs::current_path(previous, ec);
+      fs::remove_all(work, ec);
+    }
+  } restore{previous, work};
   auto graph = ReadGraphDefFile((dir / "graph.pbtxt").string());
   ASSERT_TRUE(graph.ok()) << graph.status();
   Graph g;

@@ -1,6 +1,7 @@
 #include "runtime/cost_model.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace flowvm {
 
@@ -50,6 +51,12 @@ double MultiplyAdds(const Node& node, const std::vector<PartialTensorShape>& in,
 }
 
 }  // namespace
+
+std::string FormatMicros(double nanos) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1f us", nanos / 1000);
+  return buf;
+}
 
 CostModel::CostModel(CostModelParams params) : params_(params) {}
 

@@ -66,6 +66,9 @@ class CostModel {
   std::map<std::pair<std::string, std::string>, double> measured_;  // (node, device type) -> ns
 };
 
+// "12.3 us", for the reasons the placer and Recv scheduling give.
+std::string FormatMicros(double nanos);
+
 }  // namespace flowvm
 
 #endif  // FLOWVM_RUNTIME_COST_MODEL_H_

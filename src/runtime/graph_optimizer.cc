@@ -46,7 +46,7 @@ Status OptimizeGraph(Graph* graph, const GraphOptimizerOptions& options, const s
   if (cse) FLOWVM_RETURN_IF_ERROR(RunCse(graph, keep, "common subexpression elimination", report));
   if (options.constant_folding) {
     ConstantFoldingResult folding;
-    FLOWVM_RETURN_IF_ERROR(FoldConstants(graph, keep, options.max_constant_bytes, &folding));
+    FLOWVM_RETURN_IF_ERROR(FoldConstants(graph, keep, options.max_folded_constant_bytes, &folding));
     if (folding.changed()) {
       report->lines.push_back("constant folding: replaced " + Count(folding.removed.size(), "node", "nodes") +
                               " with " + Count(folding.constants.size(), "constant", "constants") + " " +

@@ -14,16 +14,14 @@
 #include <vector>
 
 #include "flowvm/status.h"
+#include "flowvm/session.h"
 #include "graph/graph.h"
 
 namespace flowvm {
 
-struct GraphOptimizerOptions {
-  bool common_subexpression_elimination = true;
-  bool constant_folding = true;
-  bool remove_identity_chains = true;     // Identity and NoOp relays nothing needs
-  int64_t max_constant_bytes = 10 << 20;  // a folded output larger than this stays unfolded
-};
+// The passes to run and their limits: SessionOptions::optimizer
+// (flowvm/session.h), the same struct users set.
+using GraphOptimizerOptions = OptimizerOptions;
 
 // What the passes did, for `flowvm run -v`: one line per pass that changed
 // something, e.g.

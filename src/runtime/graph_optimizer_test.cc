@@ -65,7 +65,7 @@ TEST(GraphOptimizerTest, OptionsTurnPassesOff) {
   EXPECT_EQ(g->num_nodes(), 8);
 
   GraphOptimizerOptions small;
-  small.max_constant_bytes = 2;  // a float does not fit
+  small.max_folded_constant_bytes = 2;  // a float does not fit
   small.remove_identity_chains = false;
   g = MakeGraph(nodes);
   ASSERT_TRUE(OptimizeGraph(g.get(), small, {}, nullptr).ok());  // no report wanted

@@ -10,12 +10,6 @@ namespace flowvm {
 
 namespace {
 
-std::string Micros(double ns) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.1f us", ns / 1000);
-  return buf;
-}
-
 // A free node without inputs (a Const, a feed, an initializer) does not race
 // to an idle device, which would make its consumers pay for transfers: it
 // follows the first of its consumers to be placed. Only nodes alone in
@@ -113,9 +107,9 @@ Status SimulatePlacement(const Graph& graph, const std::vector<PlacementDevice>&
         for (int d : g.candidates)
           if (d != best)
             others += (others.empty() ? "" : ", ") + DeviceLocalName(devices[d].parsed) + " " +
-                      Micros(start_on(n, d) + cost_on(n, devices[d].type));
+                      FormatMicros(start_on(n, d) + cost_on(n, devices[d].type));
         g.assigned = best;
-        (*reasons)[n->id()] = "cost model: finishes at " + Micros(best_end) + " (starts " + Micros(best_start) +
+        (*reasons)[n->id()] = "cost model: finishes at " + FormatMicros(best_end) + " (starts " + FormatMicros(best_start) +
                               ") vs " + others;
       } else {
         best_end = start_on(n, best) + cost_on(n, devices[best].type);

@@ -31,8 +31,9 @@ Placed Place(const GraphDef& def, int cpus, PlacerOptions options = PlacerOption
     out.device[p.node] = DeviceLocalName(ParseDeviceName(p.device).value());
     out.reason[p.node] = p.reason;
   }
-  for (Node* n : graph->nodes())
-    if (out.status.ok()) EXPECT_FALSE(n->assigned_device().empty()) << n->name();
+  if (out.status.ok()) {
+    for (Node* n : graph->nodes()) EXPECT_FALSE(n->assigned_device().empty()) << n->name();
+  }
   return out;
 }
 

@@ -44,18 +44,12 @@ StatusOr<std::unique_ptr<PreparedStep>> PrepareStep(const PrepareInputs& in, con
 
   // Optimization passes (paper 5.1) on the pruned graph, before placement.
   // The step's own feed and fetch nodes and its targets stay as they are.
-  const OptimizerOptions& opt = in.options->optimizer;
-  GraphOptimizerOptions optimizer_options;
-  optimizer_options.common_subexpression_elimination = opt.common_subexpression_elimination;
-  optimizer_options.constant_folding = opt.constant_folding;
-  optimizer_options.remove_identity_chains = opt.remove_identity_chains;
-  optimizer_options.max_constant_bytes = opt.max_folded_constant_bytes;
   std::unordered_set<std::string> keep;
   for (const std::string& t : targets) keep.insert(!t.empty() && t[0] == '^' ? t.substr(1) : t);
   for (Node* n : graph->nodes())
     if (n->op() == "_Arg" || n->op() == "_Retval") keep.insert(n->name());
   GraphOptimizerReport report;
-  FLOWVM_RETURN_IF_ERROR(OptimizeGraph(graph.get(), optimizer_options, keep, &report));
+  FLOWVM_RETURN_IF_ERROR(OptimizeGraph(graph.get(), in.options->optimizer, keep, &report));
   step->optimizations = std::move(report.lines);
 
   const std::vector<PlacementDevice> devices = DescribeDevices(*in.devices);

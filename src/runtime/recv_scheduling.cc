@@ -8,16 +8,6 @@
 
 namespace flowvm {
 
-namespace {
-
-std::string Micros(double ns) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.1f us", ns / 1000);
-  return buf;
-}
-
-}  // namespace
-
 Status ScheduleRecvs(const Graph& graph, const CostModel* model_or_null,
                      const std::map<std::string, DeviceNameParts>& parsed, const std::vector<RecvInfo>& recvs,
                      std::map<std::string, GraphDef>* graphs, std::vector<std::string>* lines) {
@@ -116,7 +106,7 @@ Status ScheduleRecvs(const Graph& graph, const CostModel* model_or_null,
     g.mutable_node(pos->second)->add_input("^" + best->name());
     for (const Node* c : r.consumers) extra_out[best->id()].push_back(c->id());
     lines->push_back(r.recv + " on " + DeviceLocalName(parsed.at(r.device)) + " waits for " + best->name() +
-                     " (needed at ~" + Micros(latest + move) + ", could arrive at " + Micros(arrival) + ")");
+                     " (needed at ~" + FormatMicros(latest + move) + ", could arrive at " + FormatMicros(arrival) + ")");
   }
   return Status::OK();
 }
