@@ -3,10 +3,13 @@
 #   (a) Release build in build/ and its tests,
 #   (b) clang build with AddressSanitizer + UndefinedBehaviorSanitizer in
 #       build-asan/ and its tests,
-#   (c) the GraphDef fuzzer over fuzz/corpus/ for a bounded time.
+#   (c) the GraphDef fuzzer over fuzz/corpus/ for a bounded time,
+#   (d) clang build with ThreadSanitizer in build-tsan/ and the runtime's
+#       tests (executor, rendezvous, sessions across devices, concurrent
+#       steps), unless FLOWVM_SKIP_TSAN=1.
 #
 #   bash scripts/test.sh
-#   FLOWVM_SKIP_ASAN=1 bash scripts/test.sh      # only (a): quick local run
+#   FLOWVM_SKIP_ASAN=1 FLOWVM_SKIP_TSAN=1 bash scripts/test.sh   # only (a): quick local run
 #   FLOWVM_FUZZ_SECONDS=300 bash scripts/test.sh # fuzz longer (default 60)
 #
 # Ends with one line "N passed, M failed" (tests of both ctest runs; a build
@@ -133,6 +136,34 @@ else
     fi
   else
     fail_stage "asan: build failed"
+  fi
+fi
+
+# ---- (d) ThreadSanitizer on the runtime ------------------------------------
+# The runtime is where threads meet (executor, rendezvous, cancellation,
+# concurrent steps, Close): its tests run under TSan. Only that test binary
+# (and the libraries it needs) is built here.
+if [[ "${FLOWVM_SKIP_TSAN:-0}" == "1" ]]; then
+  notes+=("tsan: skipped (FLOWVM_SKIP_TSAN=1)")
+else
+  banner "(d) TSan build of the runtime tests in build-tsan/ (clang)"
+  cc=$(command -v clang || echo clang)
+  cxx=$(command -v clang++ || echo clang++)
+  tsan_args=(
+    -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx"
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    "-DFLOWVM_SANITIZE=thread"
+    -DFLOWVM_BUILD_TESTS=ON
+    -DFLOWVM_BUILD_BENCH=OFF
+    -DFLOWVM_BUILD_FUZZ=OFF
+  )
+  export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+  if cmake -S . -B build-tsan -G Ninja "${tsan_args[@]}" >/dev/null &&
+     CCACHE_BASEDIR="$repo_root" CCACHE_NOHASHDIR=1 cmake --build build-tsan --target flowvm_runtime_test; then
+    banner "(d) ctest build-tsan/ -L runtime"
+    run_ctest tsan build-tsan -L runtime
+  else
+    fail_stage "tsan: build failed"
   fi
 fi
 

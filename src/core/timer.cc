@@ -42,8 +42,10 @@ void Timer::Loop() {
       continue;
     }
     auto first = queue_.begin();
-    if (first->first > Clock::now()) {
-      cv_.wait_until(lock, first->first);
+    // A copy: the entry may be cancelled (erased) while we wait.
+    const Clock::time_point deadline = first->first;
+    if (deadline > Clock::now()) {
+      cv_.wait_until(lock, deadline);
       continue;
     }
     running_ = first->second.first;
