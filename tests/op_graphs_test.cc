@@ -18,8 +18,8 @@
 #include "flowvm/graph_io.h"
 #include "flowvm/npy.h"
 #include "flowvm/session.h"
-#include "graph/graph.h"
 #include "util/cli_runner.h"
+#include "util/op_test_util.h"
 #include "util/test_paths.h"
 
 namespace flowvm {
@@ -198,16 +198,7 @@ TEST_P(OpGraphDevicesTest, MatchesReferenceWithNodesSpreadOverDevices) {
   } restore{previous, work};
   auto graph = ReadGraphDefFile((dir / "graph.pbtxt").string());
   ASSERT_TRUE(graph.ok()) << graph.status();
-  Graph g;
-  if (ConvertGraphDefToGraph(*graph, &g).ok()) {  // an invalid graph's error is checked below
-    for (int i = 0; i < graph->node_size(); ++i) {
-      const Node* n = g.FindNode(graph->node(i).name());
-      bool state = false;
-      for (DataType t : n->output_types()) state = state || IsRefType(t) || t == DT_RESOURCE;
-      for (DataType t : n->input_types()) state = state || IsRefType(t);
-      if (!state) graph->mutable_node(i)->set_device("/device:CPU:" + std::to_string(i % devices));
-    }
-  }
+  testing::SpreadOverDevices(&*graph, devices);  // an invalid graph's error is checked below
   SessionOptions options;
   options.cpu_devices = devices;
   options.allow_soft_placement = true;

@@ -7,6 +7,7 @@
 
 #include "flowvm/session.h"
 #include "graph/gradients.h"
+#include "util/op_test_util.h"
 
 namespace flowvm::testing {
 
@@ -73,6 +74,7 @@ StatusOr<double> GradientCheck::MaxError() {
   graph_->ToGraphDef(&def);
   SessionOptions options;
   options.num_threads = 1;
+  SpreadOverTestDevices(&def, &options);
   FLOWVM_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::Create(options, def));
 
   auto feeds_for = [&](const std::vector<Tensor>& x_vals) {
@@ -106,7 +108,13 @@ StatusOr<double> GradientCheck::MaxError() {
         feeds.emplace_back(dy_names_[k], dy);
       }
       std::vector<Tensor> dx;
-      FLOWVM_RETURN_IF_ERROR(session->Run(feeds, dx_names_, {}, &dx));
+      RunStats stats;
+      FLOWVM_RETURN_IF_ERROR(session->Run(feeds, dx_names_, {}, &dx, &stats));
+      // The device harness must really spread the gradient step (unless
+      // the optimizer left almost nothing: an Identity's gradient is dy).
+      if (options.cpu_devices > 1 && stats.partitions < 2 && stats.executed_nodes > 3)
+        return errors::Internal("GradientCheck: the step of ", stats.executed_nodes, " nodes ran on ",
+                                stats.partitions, " of ", options.cpu_devices, " devices");
       int64_t col = 0;
       for (size_t xi = 0; xi < dx.size(); ++xi) {
         if (dx[xi].shape() != x_values_[xi].shape())

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <complex>
+#include <cstdlib>
 #include <cstring>
 
 #include "flowvm/graph.pb.h"
@@ -206,5 +207,36 @@ StatusOr<std::vector<PartialTensorShape>> InferShapes(const std::vector<NodeDef>
 }
 
 std::string ShapeString(const PartialTensorShape& s) { return s.DebugString(); }
+
+}  // namespace flowvm::testing
+
+namespace flowvm::testing {
+
+void SpreadOverDevices(GraphDef* graph, int n) {
+  Graph g;
+  if (n < 2 || !ConvertGraphDefToGraph(*graph, &g).ok()) return;
+  for (int i = 0; i < graph->node_size(); ++i) {
+    const Node* node = g.FindNode(graph->node(i).name());
+    bool state = false;
+    for (DataType t : node->output_types()) state = state || IsRefType(t) || t == DT_RESOURCE;
+    for (DataType t : node->input_types()) state = state || IsRefType(t);
+    if (!state && graph->node(i).device().empty())
+      graph->mutable_node(i)->set_device("/device:CPU:" + std::to_string(i % n));
+  }
+}
+
+int TestCpuDevices() {
+  const char* env = std::getenv("FLOWVM_TEST_CPU_DEVICES");
+  const int n = env == nullptr ? 1 : std::atoi(env);
+  return n < 1 ? 1 : n;
+}
+
+void SpreadOverTestDevices(GraphDef* graph, SessionOptions* options) {
+  const int n = TestCpuDevices();
+  if (n < 2) return;
+  SpreadOverDevices(graph, n);
+  options->cpu_devices = n;
+  options->allow_soft_placement = true;
+}
 
 }  // namespace flowvm::testing

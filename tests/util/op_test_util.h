@@ -22,6 +22,8 @@
 
 #include <gtest/gtest.h>
 
+#include "flowvm/graph.pb.h"
+#include "flowvm/session.h"
 #include "flowvm/tensor.h"
 #include "graph/attr_value_util.h"
 #include "graph/node_def_util.h"
@@ -138,6 +140,18 @@ StatusOr<std::vector<PartialTensorShape>> InferShapes(const std::vector<NodeDef>
 
 // Debug strings for failure messages: "[2,3]", "<unknown>".
 std::string ShapeString(const PartialTensorShape& s);
+
+// Asks for node i of `graph` on /device:CPU:(i mod n), so that nearly every
+// edge crosses devices, except variables and the nodes that take them by
+// reference (state stays where it is first put; the placer keeps those
+// together). A graph that does not convert is left alone.
+void SpreadOverDevices(GraphDef* graph, int n);
+// FLOWVM_TEST_CPU_DEVICES (a harness option: 1 when unset). When it is 2 or
+// more, SpreadOverTestDevices spreads the graph over that many devices and
+// sets the session options to match (with soft placement); otherwise it
+// does nothing.
+int TestCpuDevices();
+void SpreadOverTestDevices(GraphDef* graph, SessionOptions* options);
 
 }  // namespace flowvm::testing
 
