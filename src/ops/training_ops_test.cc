@@ -46,8 +46,9 @@ TEST(TrainingOpsDefTest, Signature) {
   EXPECT_FALSE(op.input_arg(1).is_ref());
   EXPECT_TRUE(op.output_arg(0).is_ref());
   EXPECT_EQ(op.output_arg(0).name(), "out");
-  for (const auto& a : op.attr())
+  for (const auto& a : op.attr()) {
     if (a.name() == "use_locking") EXPECT_FALSE(a.default_value().b());
+  }
 }
 
 // One input of an Apply* op: a VariableV2 (ref) or a Placeholder (value).
