@@ -94,6 +94,15 @@ TEST_F(DevicesCliTest, InspectPlacementSaysWhereAndWhy) {
   r = Run("inspect g.pbtxt --placement");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
+  // Plain inspect checks the devices as a session with the same flags would.
+  r = Run("inspect g.pbtxt");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("error: InvalidArgument: node 'two' (Const) requests device '/device:CPU:1'"),
+            std::string::npos)
+      << r.out;
+  r = Run("inspect g.pbtxt --cpu-devices 2");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("valid:"), std::string::npos) << r.out;
 }
 
 TEST_F(DevicesCliTest, TraceWritesChromeTraceJson) {

@@ -18,8 +18,7 @@ const char kUsage[] =
     "             [--target NODE]... [--init NODE]... [--repeat K] [--output-dir DIR]\n"
     "             [--threads N] [--cpu-devices N] [--soft-placement] [--timeout-ms MS]\n"
     "             [--trace FILE.json] [-v]\n"
-    "  flowvm inspect GRAPH.(pb|pbtxt) [-v]\n"
-    "  flowvm inspect GRAPH.(pb|pbtxt) --placement [--cpu-devices N] [--soft-placement]\n"
+    "  flowvm inspect GRAPH.(pb|pbtxt) [--placement] [--cpu-devices N] [--soft-placement] [-v]\n"
     "  flowvm ops [OP...]\n"
     "  flowvm checkpoint PREFIX [-v]\n"
     "  flowvm help\n";

@@ -44,14 +44,13 @@ Status InspectCommand(const std::vector<std::string>& raw) {
     return errors::InvalidArgument("usage: flowvm inspect GRAPH [--placement] (one graph file, got ",
                                    args.positional.size(), ")");
   FLOWVM_ASSIGN_OR_RETURN(GraphDef graph, ReadGraphDefFile(args.positional[0]));
-  if (args.has("--placement")) {
-    SessionOptions options;
-    FLOWVM_ASSIGN_OR_RETURN(int64_t devices, ParseCount("--cpu-devices", args.last("--cpu-devices", "1")));
-    options.cpu_devices = static_cast<int>(devices);
-    options.allow_soft_placement = args.has("--soft-placement");
-    return PrintPlacement(args.positional[0], graph, options);
-  }
-  GraphReport report = InspectGraph(graph);
+  SessionOptions options;
+  FLOWVM_ASSIGN_OR_RETURN(int64_t devices, ParseCount("--cpu-devices", args.last("--cpu-devices", "1")));
+  if (devices < 1) return errors::InvalidArgument("--cpu-devices must be at least 1");
+  options.cpu_devices = static_cast<int>(devices);
+  options.allow_soft_placement = args.has("--soft-placement");
+  if (args.has("--placement")) return PrintPlacement(args.positional[0], graph, options);
+  GraphReport report = InspectGraph(graph, options);
   std::printf("%s: %zu nodes, producer version %d\n", args.positional[0].c_str(), report.nodes.size(),
               report.producer_version);
   for (const NodeReport& n : report.nodes) {

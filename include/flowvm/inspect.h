@@ -30,7 +30,9 @@ struct GraphReport {
   int producer_version = 0;
 };
 
-GraphReport InspectGraph(const GraphDef& graph);
+// Devices are checked as a session with `options` would (cpu_devices,
+// allow_soft_placement).
+GraphReport InspectGraph(const GraphDef& graph, const SessionOptions& options = SessionOptions());
 
 // The first error of the full validation a default in-process Session
 // (one CPU device, no soft placement) does, or OK.

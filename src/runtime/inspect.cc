@@ -15,7 +15,8 @@ namespace flowvm {
 
 Status ValidateGraphDef(const GraphDef& def) { return ValidateGraphForDevices(def, LocalCpuDevices(1), false); }
 
-GraphReport InspectGraph(const GraphDef& def) {
+GraphReport InspectGraph(const GraphDef& def, const SessionOptions& options) {
+  const std::vector<PlacementDevice> devices = LocalCpuDevices(std::max(1, options.cpu_devices));
   GraphReport report;
   report.producer_version = def.versions().producer();
   std::set<std::string> seen;
@@ -34,7 +35,7 @@ GraphReport InspectGraph(const GraphDef& def) {
       AddDefaultsToNodeDef((*reg)->op_def, &filled);
       Status s = ValidateNodeDef(filled, (*reg)->op_def);
       if (!s.ok()) report.errors.push_back(AttachNode(s, nd));
-      else if (Status k = CheckNodeHasDevice(filled, LocalCpuDevices(1), false); !k.ok())
+      else if (Status k = CheckNodeHasDevice(filled, devices, options.allow_soft_placement); !k.ok())
         report.errors.push_back(k);
     }
     if (!seen.insert(nd.name()).second)
