@@ -36,10 +36,22 @@ std::string OutputFileName(const std::string& canonical) {
   return safe + "_" + canonical.substr(colon + 1) + ".npy";
 }
 
-void PrintLines(const char* title, const std::vector<std::string>& lines) {
+void PrintLines(const char* title, const std::vector<std::string>& lines, size_t limit = 100) {
   if (lines.empty()) return;
   std::fprintf(stderr, "flowvm:   %s:\n", title);
-  for (const std::string& l : lines) std::fprintf(stderr, "flowvm:     %s\n", l.c_str());
+  for (size_t i = 0; i < lines.size() && i < limit; ++i) std::fprintf(stderr, "flowvm:     %s\n", lines[i].c_str());
+  if (lines.size() > limit) std::fprintf(stderr, "flowvm:     ... (%zu more)\n", lines.size() - limit);
+}
+
+// One line when every node went to the only device there is.
+void PrintPlacement(const std::vector<std::string>& lines) {
+  bool only = !lines.empty();
+  for (const std::string& l : lines) only = only && l.size() > 17 && l.compare(l.size() - 17, 17, "(the only device)") == 0;
+  if (only) {
+    std::fprintf(stderr, "flowvm:   placement: all %zu nodes on the only device\n", lines.size());
+    return;
+  }
+  PrintLines("placement (node -> device (why))", lines);
 }
 
 void Explain(bool verbose, const char* what, const RunStats& stats) {
@@ -62,7 +74,7 @@ void Explain(bool verbose, const char* what, const RunStats& stats) {
     }
     if (stats.optimizations.empty()) std::fprintf(stderr, "flowvm:   optimization passes changed nothing\n");
     PrintLines("optimization passes", stats.optimizations);
-    PrintLines("placement (node -> device (why))", stats.placement);
+    PrintPlacement(stats.placement);
     std::fprintf(stderr, "flowvm:   %d partition%s, %zu transfer%s between devices\n", stats.partitions,
                  stats.partitions == 1 ? "" : "s", stats.transfers.size(), stats.transfers.size() == 1 ? "" : "s");
     PrintLines("transfers (a _Send/_Recv pair each)", stats.transfers);
