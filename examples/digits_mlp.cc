@@ -4,7 +4,7 @@
 // command runs it.
 //
 //   flowvm_digits [--steps 1500] [--batch 32] [--lr 0.01] [--optimizer adam]
-//                 [--seed 1] [--threads N] [--checkpoint-dir DIR] [--save-every N]
+//                 [--seed 1] [--threads N] [--cpu-devices N] [--checkpoint-dir DIR] [--save-every N]
 //                 [--min-accuracy 0.95] [--data digits.csv.gz] [--no-progress]
 //
 // With --checkpoint-dir it saves every --save-every steps and at the end, and

@@ -115,6 +115,7 @@ StatusOr<TrainResult> Train(Classifier& m, const Dataset& train, const Dataset& 
   FLOWVM_RETURN_IF_ERROR(m.root.status());
   SessionOptions session_options;
   session_options.num_threads = options.threads;
+  session_options.cpu_devices = options.cpu_devices;
   SaverOptions saver_options;
   saver_options.max_to_keep = options.keep_checkpoints;
   saver_options.save_every_steps = options.save_every_steps;

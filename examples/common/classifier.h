@@ -48,6 +48,7 @@ struct TrainOptions {
   int64_t batch_size = 32;
   uint64_t data_seed = 1;      // batch order
   int threads = 0;             // session threads; 0: one per core
+  int cpu_devices = 1;         // CPU devices the session places the model on
   std::string checkpoint_dir;  // "": no checkpoints
   int64_t save_every_steps = 0;
   double save_every_secs = 0;

@@ -48,6 +48,10 @@ Status ParseTrainFlags(int argc, char** argv, TrainFlags* f,
     } else if (flag == "--threads") {
       FLOWVM_ASSIGN_OR_RETURN(int64_t t, ToInt(flag, value));
       f->train.threads = static_cast<int>(t);
+    } else if (flag == "--cpu-devices") {
+      FLOWVM_ASSIGN_OR_RETURN(int64_t d, ToInt(flag, value));
+      if (d < 1) return errors::InvalidArgument(flag, ": must be at least 1, got ", d);
+      f->train.cpu_devices = static_cast<int>(d);
     } else if (flag == "--seed") {
       FLOWVM_ASSIGN_OR_RETURN(int64_t s, ToInt(flag, value));
       f->model.seed = s;

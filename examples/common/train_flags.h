@@ -1,6 +1,6 @@
 // Command-line flags shared by the training examples:
 //   --steps N  --batch N  --lr X  --optimizer sgd|momentum|adam|adagrad|rmsprop  --seed N
-//   --threads N  --checkpoint-dir DIR  --save-every N  --save-every-secs S
+//   --threads N  --cpu-devices N  --checkpoint-dir DIR  --save-every N  --save-every-secs S
 //   --keep N  --min-accuracy F  --no-progress
 // plus program-specific ones handled by `extra`. Errors are InvalidArgument
 // naming the flag.
