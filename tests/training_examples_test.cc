@@ -52,6 +52,21 @@ TEST_F(TrainingExamplesTest, DigitsReachesNinetyFivePercent) {
   EXPECT_GE(std::stod(m[1]), 95.0) << r.out;
 }
 
+// The placer spreads the model over several devices; training computes the
+// same numbers as on one (same thread count, so the same kernel shards).
+TEST_F(TrainingExamplesTest, DigitsOnSeveralDevicesMatchesOneDevice) {
+  std::string last;
+  for (int devices : {1, 2, 4}) {
+    CliResult r = RunProgram(dir_, DigitsPath(),
+                             "--no-progress --steps 200 --threads 2 --cpu-devices " + std::to_string(devices));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.out, m, std::regex("test accuracy: .*"))) << r.out;
+    if (!last.empty()) EXPECT_EQ(m[0].str(), last) << devices << " devices";
+    last = m[0].str();
+  }
+}
+
 // Starts `program args` in `dir`, kills it with SIGKILL once `ready()` holds
 // (or it exits), and returns whether it was killed.
 bool RunAndKill(const fs::path& dir, const std::string& program, const std::vector<std::string>& args,
