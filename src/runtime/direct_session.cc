@@ -236,6 +236,10 @@ class DirectSession : public Session {
                std::vector<Tensor>* outputs, RunMetadata* metadata, RunStats* stats) {
     if (run_options.timeout_in_ms() < 0)
       return errors::InvalidArgument("RunOptions.timeout_in_ms must be >= 0, got ", run_options.timeout_in_ms());
+    // One pool per session: 0 (and TensorFlow's -1, "the caller's") name it.
+    if (run_options.inter_op_thread_pool() != 0 && run_options.inter_op_thread_pool() != -1)
+      return errors::InvalidArgument("RunOptions.inter_op_thread_pool ", run_options.inter_op_thread_pool(),
+                                     " does not exist: the session has one thread pool (0)");
     // Callers that fetch nothing may pass no output vector.
     std::vector<Tensor> unused_outputs;
     if (outputs == nullptr) {

@@ -179,6 +179,10 @@ TEST(MultiDeviceTest, DeadlineStopsAStepBlockedInARecv) {
   auto session = NewSessionOrDie(GraphOf({ConstNode("c", F({1}, {1}))}));
   std::vector<Tensor> out;
   EXPECT_TRUE(HasError(session->Run(bad, {}, {"c"}, {}, &out, nullptr), Code::kInvalidArgument, {"timeout_in_ms"}));
+  RunOptions pool;
+  pool.set_inter_op_thread_pool(3);
+  EXPECT_TRUE(HasError(session->Run(pool, {}, {"c"}, {}, &out, nullptr), Code::kInvalidArgument,
+                       {"inter_op_thread_pool 3"}));
 }
 
 // Close cancels a step blocked in a Recv instead of waiting for it forever.
