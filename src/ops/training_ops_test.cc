@@ -47,7 +47,9 @@ TEST(TrainingOpsDefTest, Signature) {
   EXPECT_TRUE(op.output_arg(0).is_ref());
   EXPECT_EQ(op.output_arg(0).name(), "out");
   for (const auto& a : op.attr()) {
-    if (a.name() == "use_locking") EXPECT_FALSE(a.default_value().b());
+    if (a.name() == "use_locking") {
+      EXPECT_FALSE(a.default_value().b());
+    }
   }
 }
 

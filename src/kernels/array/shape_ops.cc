@@ -37,7 +37,11 @@ void OutputIntVector(OpKernelContext* ctx, const std::vector<int64_t>& values, c
 class RankOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override { ctx->set_output(0, Tensor::Scalar<int32_t>(ctx->input(0).dims())); }
+  void Compute(OpKernelContext* ctx) override {
+    Tensor* out;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(), &out));
+    out->scalar<int32_t>() = ctx->input(0).dims();
+  }
   bool IsExpensive() const override { return false; }
 };
 
@@ -199,7 +203,8 @@ class ZerosLikeOp : public OpKernel {
     Tensor* out;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
     if (in.dtype() == DT_STRING) return;  // new strings are empty
-    Tensor zero(in.dtype(), TensorShape());
+    Tensor zero;
+    OP_REQUIRES_OK(ctx, ctx->allocate_temp(in.dtype(), TensorShape(), &zero));
     std::memset(zero.raw_data(), 0, DataTypeSize(in.dtype()));
     array::FillWith(ctx, zero, out);
   }
@@ -210,7 +215,8 @@ class OnesLikeOp : public OpKernel {
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
     const Tensor& in = ctx->input(0);
-    Tensor one(in.dtype(), TensorShape());
+    Tensor one;
+    OP_REQUIRES_OK(ctx, ctx->allocate_temp(in.dtype(), TensorShape(), &one));
     VisitDataType(in.dtype(), [&](auto zero) {
       using T = decltype(zero);
       if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) one.scalar<T>() = T(1.0f);

@@ -318,7 +318,8 @@ class PadOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *out_shape, &out));
     if (out->NumElements() == 0) return;
     if (in.dtype() != DT_STRING) {
-      Tensor zero(in.dtype(), TensorShape());
+      Tensor zero;
+    OP_REQUIRES_OK(ctx, ctx->allocate_temp(in.dtype(), TensorShape(), &zero));
       std::memset(zero.raw_data(), 0, DataTypeSize(in.dtype()));
       array::FillWith(ctx, zero, out);
     }

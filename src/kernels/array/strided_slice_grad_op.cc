@@ -64,7 +64,8 @@ class StridedSliceGradOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
     if (out->NumElements() == 0) return;
     if (dy.dtype() != DT_STRING) {  // a new string tensor already holds empty strings
-      Tensor zero(dy.dtype(), TensorShape());
+      Tensor zero;
+    OP_REQUIRES_OK(ctx, ctx->allocate_temp(dy.dtype(), TensorShape(), &zero));
       std::memset(zero.raw_data(), 0, DataTypeSize(dy.dtype()));
       array::FillWith(ctx, zero, out);
     }
