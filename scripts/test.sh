@@ -78,22 +78,23 @@ else
   fail_stage "release: build failed"
 fi
 
+# The sanitizer builds (b) and (d) use clang. Full paths, so that
+# re-configuring an existing build directory never looks like a compiler
+# change to cmake (which would throw the cache away).
+clang_args=(
+  -DCMAKE_C_COMPILER="$(command -v clang || echo clang)"
+  -DCMAKE_CXX_COMPILER="$(command -v clang++ || echo clang++)"
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  -DFLOWVM_BUILD_TESTS=ON
+  -DFLOWVM_BUILD_BENCH=OFF
+)
+
 # ---- (b) sanitizer build and tests ------------------------------------------
 if [[ "${FLOWVM_SKIP_ASAN:-0}" == "1" ]]; then
   notes+=("asan: skipped (FLOWVM_SKIP_ASAN=1)")
 else
   banner "(b) ASan+UBSan build in build-asan/ (clang)"
-  # Full paths, so that re-configuring an existing build-asan/ never looks
-  # like a compiler change to cmake (which would throw the cache away).
-  cc=$(command -v clang || echo clang)
-  cxx=$(command -v clang++ || echo clang++)
-  asan_args=(
-    -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx"
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo
-    "-DFLOWVM_SANITIZE=address,undefined"
-    -DFLOWVM_BUILD_TESTS=ON
-    -DFLOWVM_BUILD_BENCH=OFF
-  )
+  asan_args=("${clang_args[@]}" "-DFLOWVM_SANITIZE=address,undefined")
   if [[ -f fuzz/CMakeLists.txt ]]; then
     asan_args+=(-DFLOWVM_BUILD_FUZZ=ON)
   else
@@ -147,16 +148,7 @@ if [[ "${FLOWVM_SKIP_TSAN:-0}" == "1" ]]; then
   notes+=("tsan: skipped (FLOWVM_SKIP_TSAN=1)")
 else
   banner "(d) TSan build of the runtime tests in build-tsan/ (clang)"
-  cc=$(command -v clang || echo clang)
-  cxx=$(command -v clang++ || echo clang++)
-  tsan_args=(
-    -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx"
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo
-    "-DFLOWVM_SANITIZE=thread"
-    -DFLOWVM_BUILD_TESTS=ON
-    -DFLOWVM_BUILD_BENCH=OFF
-    -DFLOWVM_BUILD_FUZZ=OFF
-  )
+  tsan_args=("${clang_args[@]}" "-DFLOWVM_SANITIZE=thread" -DFLOWVM_BUILD_FUZZ=OFF)
   export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
   if cmake -S . -B build-tsan -G Ninja "${tsan_args[@]}" >/dev/null &&
      CCACHE_BASEDIR="$repo_root" CCACHE_NOHASHDIR=1 cmake --build build-tsan --target flowvm_runtime_test; then

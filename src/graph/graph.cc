@@ -124,11 +124,8 @@ void Graph::ToGraphDef(GraphDef* out) const {
       if (e->IsControlEdge()) control.push_back("^" + e->src()->name());
       else data[e->dst_input()] = e;
     }
-    for (const Edge* e : data) {
-      if (e == nullptr) continue;
-      def->add_input(e->src_output() == 0 ? e->src()->name()
-                                          : e->src()->name() + ":" + std::to_string(e->src_output()));
-    }
+    for (const Edge* e : data)
+      if (e != nullptr) def->add_input(InputName(e));
     std::sort(control.begin(), control.end());
     for (auto& c : control) def->add_input(std::move(c));
   }
@@ -178,6 +175,17 @@ Status Graph::TopologicalOrder(std::vector<Node*>* order) const {
     if (n && pending[n->id()] > 0 && state[n->id()] == 0 && dfs(n.get())) break;
   }
   return errors::InvalidArgument("the graph has a cycle: ", cycle.empty() ? "(unnamed)" : cycle);
+}
+
+std::string InputName(const Node* node, int port) {
+  if (port == Edge::kControlSlot) return "^" + node->name();
+  return port == 0 ? node->name() : node->name() + ":" + std::to_string(port);
+}
+
+std::string UniqueNodeName(const Graph& graph, const std::string& base) {
+  std::string name = base;
+  for (int i = 1; graph.FindNode(name) != nullptr; ++i) name = base + "_" + std::to_string(i);
+  return name;
 }
 
 Status ConvertGraphDefToGraph(const GraphDef& def, Graph* graph) {

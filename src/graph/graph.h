@@ -137,6 +137,15 @@ class Graph {
   VersionDef versions_;
 };
 
+// How a NodeDef names output `port` of `node` as an input: "a" for port 0,
+// "a:1", and "^a" for a control input (port Edge::kControlSlot).
+std::string InputName(const Node* node, int port);
+// The same for the source of an edge.
+inline std::string InputName(const Edge* e) { return InputName(e->src(), e->src_output()); }
+
+// `base`, or `base_1`, `base_2`, ...: the first name no node of `graph` has.
+std::string UniqueNodeName(const Graph& graph, const std::string& base);
+
 // Builds `graph` (which must be empty) from `def`: validates every node
 // (op, attrs, input count, types of every edge, dangling inputs, duplicate
 // names; names beginning with '_' only if the graph allows internal names)

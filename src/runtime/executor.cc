@@ -27,8 +27,7 @@ StatusOr<std::unique_ptr<Executor>> Executor::Create(std::unique_ptr<Graph> grap
     for (int k = 0; k < n->num_inputs(); ++k) {
       const Edge* e = n->input_edge(k);
       if (e == nullptr) return errors::InvalidArgument(n->label(), ": input ", k, " is not connected");
-      def.add_input(e->src_output() == 0 ? e->src()->name()
-                                         : e->src()->name() + ":" + std::to_string(e->src_output()));
+      def.add_input(InputName(e));
     }
     FLOWVM_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel,
                             CreateOpKernel(exec->device_type_, def, n->op_def(), n->input_types(),

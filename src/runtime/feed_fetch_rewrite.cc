@@ -22,12 +22,6 @@ StatusOr<TensorId> ResolveTensor(const Graph& graph, const std::string& name, co
   return id;
 }
 
-std::string UniqueName(const Graph& graph, const std::string& base) {
-  std::string name = base;
-  for (int i = 1; graph.FindNode(name) != nullptr; ++i) name = base + "_" + std::to_string(i);
-  return name;
-}
-
 }  // namespace
 
 Status RewriteGraphForRun(Graph* graph, const std::vector<std::string>& feeds,
@@ -61,7 +55,7 @@ Status RewriteGraphForRun(Graph* graph, const std::vector<std::string>& feeds,
       if (GetNodeAttr(src->def(), "shape", &shape).ok()) spec.shape = shape;
     }
     NodeDef arg;
-    arg.set_name(UniqueName(*graph, "_arg_" + id.node + "_" + std::to_string(id.port)));
+    arg.set_name(UniqueNodeName(*graph, "_arg_" + id.node + "_" + std::to_string(id.port)));
     arg.set_op("_Arg");
     // The value enters where the node it replaces was asked to run.
     arg.set_device(src->requested_device());
@@ -97,7 +91,7 @@ Status RewriteGraphForRun(Graph* graph, const std::vector<std::string>& feeds,
       port = 0;
     }
     NodeDef ret;
-    ret.set_name(UniqueName(*graph, "_retval_" + id.node + "_" + std::to_string(id.port)));
+    ret.set_name(UniqueNodeName(*graph, "_retval_" + id.node + "_" + std::to_string(id.port)));
     ret.set_op("_Retval");
     (*ret.mutable_attr())["T"] = MakeAttrValue(BaseType(src->output_type(port)));
     (*ret.mutable_attr())["index"] = MakeAttrValue(static_cast<int64_t>(i));

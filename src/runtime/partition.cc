@@ -13,8 +13,6 @@ namespace {
 
 std::string TensorString(const Node* n, int port) { return n->name() + ":" + std::to_string(port); }
 
-std::string InputString(const Node* n, int port) { return port == 0 ? n->name() : TensorString(n, port); }
-
 // "CPU_1" for a device of the source's task, "worker_2_CPU_1" otherwise: a
 // piece of a node name (no ':' or '/').
 std::string ShortName(const DeviceNameParts& src, const DeviceNameParts& dst) {
@@ -102,7 +100,7 @@ class Partitioner {
     }
     const std::string piece = src->name() + "_" + std::to_string(port);
     std::string recv =
-        AddTransfer(tensor, InputString(src, port), BaseType(src->output_type(port)), src_device, dst_device,
+        AddTransfer(tensor, InputName(src, port), BaseType(src->output_type(port)), src_device, dst_device,
                     "_send_" + piece + "_to_" + ShortName(parsed_.at(src_device), parsed_.at(dst_device)),
                     "_recv_" + piece);
     recvs_.push_back({recv, dst_device, src, {consumer}});
@@ -143,7 +141,7 @@ class Partitioner {
       if (e == nullptr) return errors::InvalidArgument(n->label(), ": input ", i, " is not connected");
       const Node* src = e->src();
       if (src->assigned_device() == device) {
-        nd.add_input(InputString(src, e->src_output()));
+        nd.add_input(InputName(src, e->src_output()));
       } else if (IsRefType(n->input_type(i))) {
         return errors::InvalidArgument(n->label(), " on ", device, " takes a reference to ", src->label(), " on ",
                                        src->assigned_device(), "; references cannot cross devices");
@@ -194,10 +192,8 @@ StatusOr<int> AddCrossDeviceReads(Graph* graph) {
     const int port = r.edge->src_output();
     const int slot = r.edge->dst_input();
     NodeDef def;
-    std::string base = "_read_" + var->name() + "_" + std::to_string(port) + "_for_" + r.reader->name();
-    std::string name = base;
-    for (int k = 1; graph->FindNode(name) != nullptr; ++k) name = base + "_" + std::to_string(k);
-    def.set_name(name);
+    def.set_name(UniqueNodeName(*graph, "_read_" + var->name() + "_" + std::to_string(port) + "_for_" +
+                                              r.reader->name()));
     def.set_op("Identity");
     def.set_device(var->requested_device());
     (*def.mutable_attr())["T"] = MakeAttrValue(BaseType(var->output_type(port)));

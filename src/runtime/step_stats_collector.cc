@@ -14,17 +14,12 @@ int64_t WallNowNanos() {
       .count();
 }
 
-std::string TensorName(const Edge* e) {
-  if (e->IsControlEdge()) return "^" + e->src()->name();
-  return e->src_output() == 0 ? e->src()->name() : e->src()->name() + ":" + std::to_string(e->src_output());
-}
-
 std::string LabelOf(const Node& node) {
   std::vector<std::string> inputs;
   for (int i = 0; i < node.num_inputs(); ++i)
-    if (const Edge* e = node.input_edge(i)) inputs.push_back(TensorName(e));
+    if (const Edge* e = node.input_edge(i)) inputs.push_back(InputName(e));
   for (const Edge* e : node.in_edges())
-    if (e->IsControlEdge()) inputs.push_back(TensorName(e));
+    if (e->IsControlEdge()) inputs.push_back(InputName(e));
   if (IsSendOp(node.op()) || IsRecvOp(node.op())) {
     std::string tensor, from, to;
     GetNodeAttr(node.def(), "tensor_name", &tensor).IgnoreError();

@@ -65,10 +65,6 @@ StatusOr<std::vector<Tensor>> EvaluateConstantGraph(const GraphDef& def, int num
   return outputs;
 }
 
-std::string TensorName(const Node* n, int port) {
-  return port == 0 ? n->name() : n->name() + ":" + std::to_string(port);
-}
-
 // Copies of `members` and the Consts they read, plus one _Retval per output.
 GraphDef BuildEvaluationGraph(const Graph& graph, const std::vector<Node*>& members, const std::vector<bool>& is_member,
                               const std::vector<std::pair<Node*, int>>& outputs, std::vector<Node*>* const_inputs) {
@@ -90,7 +86,7 @@ GraphDef BuildEvaluationGraph(const Graph& graph, const std::vector<Node*>& memb
     std::vector<std::string> data(m->num_inputs()), control;
     for (const Edge* e : m->in_edges()) {
       if (!e->IsControlEdge())
-        data[e->dst_input()] = TensorName(e->src(), e->src_output());
+        data[e->dst_input()] = InputName(e->src(), e->src_output());
       else if (is_member[e->src()->id()])
         control.push_back("^" + e->src()->name());
     }
@@ -103,7 +99,7 @@ GraphDef BuildEvaluationGraph(const Graph& graph, const std::vector<Node*>& memb
     NodeDef* ret = def.add_node();
     ret->set_name(name);
     ret->set_op("_Retval");
-    ret->add_input(TensorName(outputs[i].first, outputs[i].second));
+    ret->add_input(InputName(outputs[i].first, outputs[i].second));
     (*ret->mutable_attr())["T"] = MakeAttrValue(outputs[i].first->output_type(outputs[i].second));
     (*ret->mutable_attr())["index"] = MakeAttrValue(static_cast<int64_t>(i));
   }

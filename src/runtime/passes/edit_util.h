@@ -11,13 +11,6 @@
 
 namespace flowvm {
 
-// `base`, or `base_1`, `base_2`, ... : the first name no node has.
-inline std::string UniqueNodeName(const Graph& graph, const std::string& base) {
-  std::string name = base;
-  for (int i = 1; graph.FindNode(name) != nullptr; ++i) name = base + "_" + std::to_string(i);
-  return name;
-}
-
 // Makes `dst` run after `src` unless it already does through a direct edge
 // (data or control) or `src` is `dst`.
 inline void AddControlEdgeIfMissing(Graph* graph, Node* src, Node* dst) {
