@@ -1,6 +1,10 @@
-// Checkpoint ops (paper section 3.3, Save and Restore nodes): SaveV2 and
-// RestoreV2, with TensorFlow's names, inputs and attrs (io_ops.cc). The
-// bundle format is flowvm's own (core/tensor_bundle.h), not TensorFlow's.
+// File ops, with TensorFlow's names, inputs and attrs (io_ops.cc):
+// - the checkpoint ops (paper section 3.3, Save and Restore nodes) SaveV2 and
+//   RestoreV2; the bundle format is flowvm's own (core/tensor_bundle.h), not
+//   TensorFlow's;
+// - ReadFile, a whole file as one string. Like TensorFlow's it is not
+//   stateful: with a constant filename, constant folding may read the file
+//   once, when the step is prepared (runtime/passes/constant_folding.h).
 #include "graph/op_registry.h"
 #include "graph/shape_inference.h"
 
@@ -30,6 +34,15 @@ Status RestoreV2Shape(InferenceContext* c) {
   return UnknownShape(c);
 }
 
+// A scalar filename in, a scalar string out.
+Status ReadFileShape(InferenceContext* c) {
+  const PartialTensorShape& filename = c->input(0);
+  if (!filename.unknown_rank() && filename.dims() != 0)
+    return errors::InvalidArgument("filename must be a scalar, but has shape ", filename.DebugString());
+  c->set_output(0, TensorShape());
+  return Status::OK();
+}
+
 }  // namespace
 
 REGISTER_OP("SaveV2")
@@ -51,5 +64,11 @@ REGISTER_OP("RestoreV2")
     .SetIsStateful()
     .SetShapeFn(RestoreV2Shape)
     .Doc("Restores tensors from a V2 checkpoint.");
+
+REGISTER_OP("ReadFile")
+    .Input("filename: string")
+    .Output("contents: string")
+    .SetShapeFn(ReadFileShape)
+    .Doc("Reads and outputs the entire contents of the input filename.");
 
 }  // namespace flowvm
