@@ -1,4 +1,4 @@
-// Signatures and shape functions of SaveV2 and RestoreV2.
+// Signatures and shape functions of SaveV2, RestoreV2 and ReadFile.
 #include <gtest/gtest.h>
 
 #include "graph/op_registry.h"
@@ -85,6 +85,34 @@ TEST(IoOpsShapeTest, RestoreV2OutputsAreUnknown) {
   nodes = Inputs(Tensor::Scalar<std::string>("ckpt"), Tensor::Scalar<std::string>("a"), Strings({"", ""}));
   nodes.push_back(restore);
   EXPECT_FALSE(InferShapes(nodes, "restore").ok());
+}
+
+TEST(IoOpsDefTest, ReadFileSignatureFollowsTensorFlow) {
+  const OpDef& op = OpRegistry::Global()->LookUpOrNull("ReadFile")->op_def;
+  // Not stateful, as in TensorFlow.
+  EXPECT_FALSE(op.is_stateful());
+  ASSERT_EQ(op.input_arg_size(), 1);
+  EXPECT_EQ(op.input_arg(0).name(), "filename");
+  EXPECT_EQ(op.input_arg(0).type(), DT_STRING);
+  ASSERT_EQ(op.output_arg_size(), 1);
+  EXPECT_EQ(op.output_arg(0).name(), "contents");
+  EXPECT_EQ(op.output_arg(0).type(), DT_STRING);
+  EXPECT_EQ(op.attr_size(), 0);
+}
+
+TEST(IoOpsShapeTest, ReadFile) {
+  auto read = TestNode("read", "ReadFile").Input("f");
+  for (const PartialTensorShape& f : {PartialTensorShape(TensorShape()), PartialTensorShape()}) {
+    auto s = InferShapes({PlaceholderNode("f", DT_STRING, f), read}, "read");
+    ASSERT_TRUE(s.ok()) << s.status();
+    ASSERT_EQ(s->size(), 1u);
+    EXPECT_EQ((*s)[0], PartialTensorShape(TensorShape()));
+  }
+  auto s = InferShapes({ConstNode("f", Strings({"a", "b"})), read}, "read");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), Code::kInvalidArgument) << s.status();
+  EXPECT_NE(s.status().message().find("filename must be a scalar, but has shape [2]"), std::string::npos)
+      << s.status();
 }
 
 }  // namespace
