@@ -6,11 +6,14 @@
 // -0.0 equals 0.0 (y keeps whichever comes first) and NaN equals nothing,
 // so every NaN is its own entry of y.
 //
-// One pass over x with a hash table from value to id. The table stores no
-// copies of the values: a slot holds a 64-bit tag and the id. For numbers
-// the tag is the value's canonical bits, so equal tags mean equal values;
-// for strings it is a hash of the bytes, and equal tags are confirmed by
-// comparing x[first occurrence] with x[i]. A string is copied only into y.
+// One pass over x with a hash table from value to id; a slot holds a 64-bit
+// tag and the id. For numbers the tag is the value's canonical bits, so
+// equal tags mean equal values. For strings it is a hash of the bytes, and
+// equal tags are confirmed by comparing with the distinct strings, whose
+// bytes are kept packed in one buffer: they stay in cache, where x's
+// strings, scattered over memory, would not (about 2.8x faster on 4M words,
+// bench/word_count_bench.cc). Only the distinct strings are copied, into
+// that buffer and then into y.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -129,6 +132,43 @@ struct Key<std::string> {
   static uint64_t Tag(const std::string& v) { return std::hash<std::string_view>{}(v); }
 };
 
+// The distinct values, by id. Numbers: the values (Same is never asked, the
+// tag being the value).
+template <typename T>
+class Distinct {
+ public:
+  int64_t size() const { return static_cast<int64_t>(values_.size()); }
+  void Add(const T& v) { values_.push_back(v); }
+  bool Same(int64_t, const T&) const { return true; }
+  void CopyTo(T* y) const { std::copy(values_.begin(), values_.end(), y); }
+
+ private:
+  std::vector<T> values_;
+};
+
+// Strings: their bytes end to end; string k is bytes_[ends_[k-1], ends_[k]).
+template <>
+class Distinct<std::string> {
+ public:
+  int64_t size() const { return static_cast<int64_t>(ends_.size()); }
+  void Add(const std::string& v) {
+    bytes_.insert(bytes_.end(), v.begin(), v.end());
+    ends_.push_back(bytes_.size());
+  }
+  bool Same(int64_t id, const std::string& v) const { return Get(id) == std::string_view(v); }
+  void CopyTo(std::string* y) const {
+    for (int64_t k = 0; k < size(); ++k) y[k].assign(Get(k));
+  }
+
+ private:
+  std::string_view Get(int64_t id) const {
+    const size_t begin = id == 0 ? 0 : ends_[id - 1];
+    return std::string_view(bytes_.data() + begin, ends_[id] - begin);
+  }
+  std::vector<char> bytes_;
+  std::vector<size_t> ends_;
+};
+
 // T is the element type, or for integers and bool the unsigned word of the
 // same width; TIndex is out_idx's type.
 template <typename T, typename TIndex>
@@ -150,27 +190,26 @@ class UniqueOp : public OpKernel {
     TIndex* idx = idx_t->data<TIndex>();
     const T* xs = x.data<T>();
 
-    std::vector<int64_t> first;  // per id: where in x it first occurs
+    Distinct<T> distinct;
     IdTable table(n);
     for (int64_t i = 0; i < n; ++i) {
       const T& v = xs[i];
-      const int64_t next = static_cast<int64_t>(first.size());
+      const int64_t next = distinct.size();
       int64_t id = next;
       if (!Key<T>::NeverEqual(v)) {
         id = table.FindOrAdd(Key<T>::Tag(v), next, [&](int64_t j) {
           if constexpr (Key<T>::kTagIsValue) return true;
-          else return xs[first[j]] == v;
+          else return distinct.Same(j, v);
         });
       }
-      if (id == next) first.push_back(i);
+      if (id == next) distinct.Add(v);
       idx[i] = static_cast<TIndex>(id);
     }
 
-    const int64_t u = static_cast<int64_t>(first.size());
+    const int64_t u = distinct.size();
     Tensor* y_t = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({u}), &y_t));
-    T* y = y_t->data<T>();
-    for (int64_t k = 0; k < u; ++k) y[k] = xs[first[k]];
+    distinct.CopyTo(y_t->data<T>());
 
     if (ctx->num_outputs() > 2) {
       Tensor* count_t = nullptr;
