@@ -11,8 +11,7 @@
 //   last token, even when it is empty. maxsplit == 0: the element, whole,
 //   is the only token. maxsplit < 0: no limit.
 //
-// The tokens are found as views into the input and copied once, into the
-// output's strings.
+// The tokens are copied once, from the input into the output's strings.
 #include <algorithm>
 #include <array>
 #include <string>
@@ -34,8 +33,9 @@ constexpr std::array<bool, 256> MakeSpaceTable() {
 constexpr std::array<bool, 256> kIsSpace = MakeSpaceTable();
 inline bool IsSpace(char c) { return kIsSpace[static_cast<unsigned char>(c)]; }
 
-// Appends the tokens of `text` to `out`; returns how many.
-int64_t SplitOnWhitespace(std::string_view text, int64_t maxsplit, std::vector<std::string_view>* out) {
+// Calls emit(token) for each token of `text`, in order.
+template <typename Emit>
+void SplitOnWhitespace(std::string_view text, int64_t maxsplit, Emit&& emit) {
   const char* p = text.data();
   const char* const end = p + text.size();
   int64_t n = 0;
@@ -43,29 +43,34 @@ int64_t SplitOnWhitespace(std::string_view text, int64_t maxsplit, std::vector<s
   while (p != end) {
     const char* start = p;
     while (p != end && !IsSpace(*p)) ++p;
-    out->emplace_back(start, p - start);
+    emit(std::string_view(start, p - start));
     ++n;
     while (p != end && IsSpace(*p)) ++p;
     if (n == maxsplit) {  // the rest, possibly empty, is the last token
-      out->emplace_back(p, end - p);
-      return n + 1;
+      emit(std::string_view(p, end - p));
+      return;
     }
   }
-  return n;
 }
 
-int64_t SplitOnSeparator(std::string_view text, std::string_view sep, int64_t maxsplit,
-                         std::vector<std::string_view>* out) {
+template <typename Emit>
+void SplitOnSeparator(std::string_view text, std::string_view sep, int64_t maxsplit, Emit&& emit) {
   int64_t splits = 0;
   while (splits != maxsplit) {
     const size_t pos = text.find(sep);
     if (pos == std::string_view::npos) break;
-    out->push_back(text.substr(0, pos));
+    emit(text.substr(0, pos));
     text.remove_prefix(pos + sep.size());
     ++splits;
   }
-  out->push_back(text);
-  return splits + 1;
+  emit(text);
+}
+
+template <typename Emit>
+void Split(std::string_view text, std::string_view sep, int64_t maxsplit, Emit&& emit) {
+  if (maxsplit == 0) emit(text);
+  else if (sep.empty()) SplitOnWhitespace(text, maxsplit, emit);
+  else SplitOnSeparator(text, sep, maxsplit, emit);
 }
 
 class StringSplitV2Op : public OpKernel {
@@ -84,39 +89,44 @@ class StringSplitV2Op : public OpKernel {
     const std::string_view sep = sep_t.scalar<std::string>();
     const Span<std::string> rows = input.flat<std::string>();
 
-    std::vector<std::string_view> tokens;
-    std::vector<int64_t> row_sizes(rows.size());
-    int64_t max_row = 0;
-    for (int64_t i = 0; i < rows.size(); ++i) {
-      const std::string_view text = rows[i];
-      int64_t n;
-      if (maxsplit_ == 0) {
-        tokens.push_back(text);
-        n = 1;
-      } else if (sep.empty()) {
-        n = SplitOnWhitespace(text, maxsplit_, &tokens);
-      } else {
-        n = SplitOnSeparator(text, sep, maxsplit_, &tokens);
+    // Two passes over the text: count the tokens of each row, then write
+    // them straight into the outputs (no list of tokens in between). Rows
+    // are independent: both passes shard over them.
+    const int64_t num_rows = rows.size();
+    int64_t bytes = 0;
+    for (const std::string& r : rows) bytes += static_cast<int64_t>(r.size());
+    const int64_t cost_per_row = 16 + 8 * bytes / std::max<int64_t>(num_rows, 1);
+    std::vector<int64_t> starts(num_rows + 1, 0);  // first token of each row
+    ctx->ParallelFor(num_rows, cost_per_row, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        int64_t n = 0;
+        Split(rows[i], sep, maxsplit_, [&n](std::string_view) { ++n; });
+        starts[i + 1] = n;
       }
-      row_sizes[i] = n;
-      max_row = std::max(max_row, n);
+    });
+    int64_t max_row = 0;
+    for (int64_t i = 0; i < num_rows; ++i) {
+      max_row = std::max(max_row, starts[i + 1]);
+      starts[i + 1] += starts[i];
     }
 
-    const int64_t total = static_cast<int64_t>(tokens.size());
+    const int64_t total = starts[num_rows];
     Tensor *indices, *values, *shape;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({total, 2}), &indices));
     OP_REQUIRES_OK(ctx, ctx->allocate_output(1, TensorShape({total}), &values));
     OP_REQUIRES_OK(ctx, ctx->allocate_output(2, TensorShape({2}), &shape));
     int64_t* idx = indices->data<int64_t>();
     std::string* val = values->data<std::string>();
-    int64_t k = 0;
-    for (int64_t i = 0; i < rows.size(); ++i) {
-      for (int64_t j = 0; j < row_sizes[i]; ++j, ++k) {
-        idx[2 * k] = i;
-        idx[2 * k + 1] = j;
-        val[k].assign(tokens[k]);
+    ctx->ParallelFor(num_rows, cost_per_row, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        int64_t k = starts[i], j = 0;
+        Split(rows[i], sep, maxsplit_, [&](std::string_view token) {
+          idx[2 * k] = i;
+          idx[2 * k + 1] = j++;
+          val[k++].assign(token);
+        });
       }
-    }
+    });
     shape->data<int64_t>()[0] = rows.size();
     shape->data<int64_t>()[1] = max_row;
   }

@@ -164,6 +164,36 @@ TEST(StringSplitV2Test, ManyWords) {
   EXPECT_EQ(s.rows[1], std::vector<std::string>{""});
 }
 
+TEST(StringSplitV2Test, ManyRowsShardedOverThreads) {
+  // 20k lines of 0..9 words each; the rows are split on several threads.
+  std::vector<std::string> lines;
+  std::vector<std::vector<std::string>> expected;
+  for (int i = 0; i < 20000; ++i) {
+    std::string line = (i % 3 == 0) ? " " : "";
+    expected.emplace_back();
+    for (int w = 0; w < i % 10; ++w) {
+      expected.back().push_back("l" + std::to_string(i) + "w" + std::to_string(w));
+      line += expected.back().back() + (w % 2 ? "\t" : "  ");
+    }
+    lines.push_back(line);
+  }
+  testing::OpTest t;
+  FLOWVM_ASSERT_OK(t.Init(Split()));
+  t.set_num_threads(3);
+  t.AddInput(Tensor::FromVector<std::string>(lines));
+  t.AddInput(Tensor::Scalar<std::string>(""));
+  FLOWVM_ASSERT_OK(t.Run());
+  const Tensor indices = t.output(0), values = t.output(1);
+  std::vector<std::vector<std::string>> rows(lines.size());
+  for (int64_t k = 0; k < values.NumElements(); ++k) {
+    const int64_t i = indices.data<int64_t>()[2 * k], j = indices.data<int64_t>()[2 * k + 1];
+    ASSERT_EQ(j, static_cast<int64_t>(rows[i].size()));
+    rows[i].push_back(values.data<std::string>()[k]);
+  }
+  EXPECT_EQ(rows, expected);
+  ExpectTensorEqual(t.output(2), Tensor::FromVector<int64_t>({20000, 9}));
+}
+
 void ExpectRankError(const Tensor& input, const Tensor& sep, const std::string& msg) {
   auto out = testing::RunOpKernel(Split(), {input, sep});
   ASSERT_FALSE(out.ok());
