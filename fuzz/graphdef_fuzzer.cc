@@ -101,8 +101,9 @@ bool BoundedEnough(const Graph& graph, const ShapeRefiner& refiner) {
   if (!graph.TopologicalOrder(&order).ok()) return false;
   bool reshaping_assign = false;
   for (Node* n : order) {
-    // Checkpoint ops read and write files at paths the input chooses.
-    if (n->op() == "SaveV2" || n->op() == "RestoreV2") return false;
+    // Checkpoint ops and ReadFile read and write files at paths the input
+    // chooses (a FIFO would block, a device never end).
+    if (n->op() == "SaveV2" || n->op() == "RestoreV2" || n->op() == "ReadFile") return false;
     // Shape attrs (Placeholder, VariableV2, ...) that describe huge tensors.
     for (const auto& [name, v] : n->def().attr()) {
       if (v.value_case() == AttrValue::kShape) {
@@ -171,6 +172,11 @@ bool BoundedEnough(const Graph& graph, const ShapeRefiner& refiner) {
           b.elems = known >= 0 ? known : (in.size() <= 1 ? max_in : prod);
           if (op == "IsVariableInitialized") b.elems = 1;
           b.str_bytes = (op == "Add") ? sum_bytes : max_bytes;
+          if (op == "StringSplitV2" && !in.empty()) {
+            // At most one token per byte of an element, plus one.
+            const int64_t tokens = SatMul(in[0].elems, SatAdd(in[0].str_bytes, 1));
+            b.elems = i == 0 ? SatMul(tokens, 2) : i == 1 ? tokens : 2;
+          }
           if (op == "MatMul" && in.size() == 2) {
             // m*k*n <= |a| * |b| (and exactly that when shapes are known).
             int64_t work = SatMul(in[0].elems, in[1].elems);
