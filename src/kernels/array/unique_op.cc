@@ -43,7 +43,8 @@ inline uint64_t Mix(uint64_t h) {
 
 // Dense ids 0, 1, 2, ... for tags in order of first insertion. Open
 // addressing with linear probing over a power-of-two array kept at most half
-// full; it starts small (x may hold few distinct values) and doubles.
+// full. It starts at no more than 2^17 slots, x may hold few distinct
+// values, and doubles as needed.
 class IdTable {
  public:
   explicit IdTable(int64_t n) {
