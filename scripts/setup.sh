@@ -13,6 +13,8 @@ packages=(
   libclang-rt-14-dev            # libFuzzer + sanitizer runtimes for clang
   pkg-config
   libprotobuf-dev protobuf-compiler ccache
+  libgrpc++-dev protobuf-compiler-grpc   # the distributed runtime's RPCs
+  iproute2                      # network namespaces of the several-hosts test
   libeigen3-dev libopenblas-dev libdnnl-dev
   libisal-dev                   # CRC32C for checkpoints and summaries
   libgtest-dev libgmock-dev libbenchmark-dev

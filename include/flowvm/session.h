@@ -68,6 +68,17 @@ struct SessionOptions {
   OptimizerOptions optimizer;
   // Delay each Recv until just before its consumers need it (paper 5.2).
   bool schedule_recvs = true;
+
+  // Cluster sessions ("grpc://host:port") only:
+  // Only these tasks take part (TensorFlow's device filters), e.g.
+  // {"/job:ps", "/job:worker/task:1"}; empty: every task of the cluster.
+  std::vector<std::string> device_filters;
+  // How long creating the session waits for every task to answer; the
+  // error lists the tasks that did not.
+  int64_t connect_timeout_ms = 30000;
+  // Float32 tensors that cross processes travel as bfloat16 (paper 5.5):
+  // half the bytes, about 3 significant digits.
+  bool compress_float_transfers = false;
 };
 
 // What the runtime decided for one Run, for `flowvm run -v` and tests.

@@ -170,22 +170,6 @@ class DirectSession : public Session {
     return std::shared_ptr<PreparedStep>(std::move(step));
   }
 
-  Status CheckFeeds(const PreparedStep& step, const std::vector<std::pair<std::string, Tensor>>& feeds) {
-    for (size_t i = 0; i < feeds.size(); ++i) {
-      const FeedSpec& spec = step.feeds[i];
-      const Tensor& t = feeds[i].second;
-      if (!t.IsInitialized())
-        return errors::InvalidArgument("feed '", spec.name, "' was given an uninitialized tensor");
-      if (t.dtype() != spec.dtype)
-        return errors::InvalidArgument("feed '", spec.name, "' expects a ", DataTypeName(spec.dtype),
-                                       " tensor but was given ", DataTypeName(t.dtype()));
-      if (!spec.shape.IsCompatibleWith(t.shape()))
-        return errors::InvalidArgument(spec.is_placeholder ? "placeholder '" : "feed '", spec.name, "' expects shape ",
-                                       spec.shape.DebugString(), " but was fed shape ", t.shape().DebugString());
-    }
-    return Status::OK();
-  }
-
   // Runs every partition of the step and waits for all of them. A step of
   // one partition runs it directly, with no rendezvous.
   Status RunPartitions(const PreparedStep& step, Executor::RunArgs args,
@@ -260,7 +244,7 @@ class DirectSession : public Session {
       auto [it, inserted] = cache_.emplace(key, step);
       if (!inserted) step = it->second;  // another thread prepared it first
     }
-    FLOWVM_RETURN_IF_ERROR(CheckFeeds(*step, feeds));
+    FLOWVM_RETURN_IF_ERROR(CheckFeedValues(step->feeds, feeds));
 
     std::vector<Tensor> args;
     args.reserve(feeds.size());

@@ -136,4 +136,20 @@ Status RewriteGraphForRun(Graph* graph, const std::vector<std::string>& feeds,
   return Status::OK();
 }
 
+Status CheckFeedValues(const std::vector<FeedSpec>& specs,
+                       const std::vector<std::pair<std::string, Tensor>>& feeds) {
+  for (size_t i = 0; i < feeds.size() && i < specs.size(); ++i) {
+    const FeedSpec& spec = specs[i];
+    const Tensor& t = feeds[i].second;
+    if (!t.IsInitialized()) return errors::InvalidArgument("feed '", spec.name, "' was given an uninitialized tensor");
+    if (t.dtype() != spec.dtype)
+      return errors::InvalidArgument("feed '", spec.name, "' expects a ", DataTypeName(spec.dtype),
+                                     " tensor but was given ", DataTypeName(t.dtype()));
+    if (!spec.shape.IsCompatibleWith(t.shape()))
+      return errors::InvalidArgument(spec.is_placeholder ? "placeholder '" : "feed '", spec.name, "' expects shape ",
+                                     spec.shape.DebugString(), " but was fed shape ", t.shape().DebugString());
+  }
+  return Status::OK();
+}
+
 }  // namespace flowvm

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "flowvm/status.h"
+#include "flowvm/tensor.h"
 #include "flowvm/tensor_shape.h"
 #include "graph/graph.h"
 
@@ -30,6 +31,11 @@ struct RewriteResult {
 // InvalidArgument for a bad port, a duplicate feed, or a feed whose value a
 // consumer the step needs takes by reference (consumers that are pruned do
 // not matter).
+// The fed values match what the graph expects there (dtype; a
+// placeholder's shape). `feeds` are in the order of `specs`.
+Status CheckFeedValues(const std::vector<FeedSpec>& specs,
+                       const std::vector<std::pair<std::string, Tensor>>& feeds);
+
 Status RewriteGraphForRun(Graph* graph, const std::vector<std::string>& feeds,
                           const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
                           RewriteResult* result);

@@ -27,20 +27,18 @@ std::vector<PlacementDevice> DescribeDevices(const DeviceMgr& devices) {
   return out;
 }
 
-StatusOr<std::unique_ptr<PreparedStep>> PrepareStep(const PrepareInputs& in, const std::vector<std::string>& feeds,
-                                                    const std::vector<std::string>& fetches,
-                                                    const std::vector<std::string>& targets) {
-  const auto start = std::chrono::steady_clock::now();
-  auto step = std::make_unique<PreparedStep>();
+StatusOr<StepPlan> PlanStep(const PlanInputs& in, const std::vector<std::string>& feeds,
+                            const std::vector<std::string>& fetches, const std::vector<std::string>& targets) {
+  StepPlan plan;
   auto graph = std::make_unique<Graph>();
   FLOWVM_RETURN_IF_ERROR(ConvertGraphDefToGraph(*in.graph, graph.get()));
-  step->graph_nodes = graph->num_nodes();
+  plan.graph_nodes = graph->num_nodes();
 
   RewriteResult rewrite;
   FLOWVM_RETURN_IF_ERROR(RewriteGraphForRun(graph.get(), feeds, fetches, targets, &rewrite));
-  step->feeds = std::move(rewrite.feeds);
-  step->pruned = std::move(rewrite.pruned);
-  step->num_fetches = static_cast<int>(fetches.size());
+  plan.feeds = std::move(rewrite.feeds);
+  plan.pruned = std::move(rewrite.pruned);
+  plan.num_fetches = static_cast<int>(fetches.size());
 
   // Optimization passes (paper 5.1) on the pruned graph, before placement.
   // The step's own feed and fetch nodes and its targets stay as they are.
@@ -50,43 +48,69 @@ StatusOr<std::unique_ptr<PreparedStep>> PrepareStep(const PrepareInputs& in, con
     if (n->op() == "_Arg" || n->op() == "_Retval") keep.insert(n->name());
   GraphOptimizerReport report;
   FLOWVM_RETURN_IF_ERROR(OptimizeGraph(graph.get(), in.options->optimizer, keep, &report));
-  step->optimizations = std::move(report.lines);
+  plan.optimizations = std::move(report.lines);
 
-  const std::vector<PlacementDevice> devices = DescribeDevices(*in.devices);
   PlacerOptions placer_options;
   placer_options.allow_soft_placement = in.options->allow_soft_placement;
   placer_options.pinned = in.pinned;
   placer_options.cost_model = in.cost_model;
   std::vector<NodePlacement> placements;
-  FLOWVM_RETURN_IF_ERROR(PlaceGraph(graph.get(), devices, placer_options, &placements));
+  FLOWVM_RETURN_IF_ERROR(PlaceGraph(graph.get(), in.devices, placer_options, &placements));
   for (const NodePlacement& p : placements) {
     auto parsed = ParseDeviceName(p.device);
-    const std::string where = parsed.ok() && in.devices->size() > 0 &&
-                                      DeviceTaskName(*parsed) == DeviceTaskName(in.devices->devices()[0]->parsed_name())
-                                  ? DeviceLocalName(*parsed)
-                                  : p.device;
-    step->placement.push_back(p.node + " -> " + where + " (" + p.reason + ")");
+    const std::string where =
+        parsed.ok() && DeviceTaskName(*parsed) == in.local_task ? DeviceLocalName(*parsed) : p.device;
+    plan.placement.push_back(p.node + " -> " + where + " (" + p.reason + ")");
   }
   for (Node* n : graph->nodes())
-    if (PinsDevice(n)) step->stateful_placements[n->name()] = n->assigned_device();
+    if (PinsDevice(n)) plan.stateful_placements[n->name()] = n->assigned_device();
 
   FLOWVM_ASSIGN_OR_RETURN(int reads, AddCrossDeviceReads(graph.get()));
   if (reads > 0)
-    step->transfers.push_back(std::to_string(reads) + " variable read" + (reads == 1 ? "" : "s") +
-                              " across devices made an Identity on the variable's device (it reads when the reader "
-                              "would have)");
+    plan.transfers.push_back(std::to_string(reads) + " variable read" + (reads == 1 ? "" : "s") +
+                             " across devices made an Identity on the variable's device (it reads when the reader "
+                             "would have)");
   PartitionOptions partition_options;
   partition_options.schedule_recvs = in.options->schedule_recvs;
   partition_options.cost_model = in.cost_model;
-  partition_options.incarnation = [&](const std::string& name) -> uint64_t {
+  partition_options.incarnation = in.incarnation;
+  Partitions parts;
+  FLOWVM_RETURN_IF_ERROR(PartitionGraph(*graph, partition_options, &parts));
+  plan.transfers.insert(plan.transfers.end(), parts.transfers.begin(), parts.transfers.end());
+  plan.scheduled_recvs = std::move(parts.scheduled);
+  for (const auto& [device, def] : parts.graphs) plan.executed_nodes += def.node_size();
+  plan.partitions = std::move(parts.graphs);
+  return plan;
+}
+
+StatusOr<std::unique_ptr<PreparedStep>> PrepareStep(const PrepareInputs& in, const std::vector<std::string>& feeds,
+                                                    const std::vector<std::string>& fetches,
+                                                    const std::vector<std::string>& targets) {
+  const auto start = std::chrono::steady_clock::now();
+  PlanInputs plan_in;
+  plan_in.graph = in.graph;
+  plan_in.devices = DescribeDevices(*in.devices);
+  if (in.devices->size() > 0) plan_in.local_task = DeviceTaskName(in.devices->devices()[0]->parsed_name());
+  plan_in.incarnation = [&](const std::string& name) -> uint64_t {
     auto d = in.devices->Lookup(name);
     return d.ok() ? (*d)->incarnation() : 0;
   };
-  Partitions parts;
-  FLOWVM_RETURN_IF_ERROR(PartitionGraph(*graph, partition_options, &parts));
-  step->transfers.insert(step->transfers.end(), parts.transfers.begin(), parts.transfers.end());
-  step->scheduled_recvs = std::move(parts.scheduled);
-  for (auto& [device_name, def] : parts.graphs) {
+  plan_in.options = in.options;
+  plan_in.cost_model = in.cost_model;
+  plan_in.pinned = in.pinned;
+  FLOWVM_ASSIGN_OR_RETURN(StepPlan plan, PlanStep(plan_in, feeds, fetches, targets));
+
+  auto step = std::make_unique<PreparedStep>();
+  step->feeds = std::move(plan.feeds);
+  step->pruned = std::move(plan.pruned);
+  step->num_fetches = plan.num_fetches;
+  step->graph_nodes = plan.graph_nodes;
+  step->optimizations = std::move(plan.optimizations);
+  step->placement = std::move(plan.placement);
+  step->transfers = std::move(plan.transfers);
+  step->scheduled_recvs = std::move(plan.scheduled_recvs);
+  step->stateful_placements = std::move(plan.stateful_placements);
+  for (auto& [device_name, def] : plan.partitions) {
     FLOWVM_ASSIGN_OR_RETURN(Device * device, in.devices->Lookup(device_name));
     auto part_graph = std::make_unique<Graph>();
     part_graph->set_allow_internal_names(true);

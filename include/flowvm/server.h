@@ -1,0 +1,64 @@
+// Server: one task of a cluster (paper 3.2): its devices, a worker service
+// that runs the partitions masters register, and a master service that
+// clients reach with a "grpc://host:port" session target.
+//
+//   auto def = flowvm::ServerDefFromClusterFile("cluster.json", "worker", 0);
+//   auto server = flowvm::Server::Create({*def});
+//   (*server)->Start();   // listens on the task's address
+//   (*server)->Join();    // until Stop(), a signal handler's RequestStop(),
+//                         // or a master's ShutdownCluster
+//
+// Every session connected to a server shares its devices' variables and
+// containers, so state outlives a client (paper 4.7). Stop aborts the steps
+// in flight (their clients get an error naming this task), releases the
+// port and returns once nothing of the server runs. Thread-safe.
+#ifndef FLOWVM_SERVER_H_
+#define FLOWVM_SERVER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "flowvm/cluster.h"
+#include "flowvm/status.h"
+
+namespace flowvm {
+
+struct ServerOptions {
+  ServerDef def;
+  // CPU devices of this task (/job:J/replica:0/task:T/device:CPU:0 ...).
+  int cpu_devices = 1;
+  // Size of the task's thread pool (0: one per hardware thread).
+  int num_threads = 0;
+  // A tensor larger than this travels between tasks in several RecvTensor
+  // responses (0: 1 GiB). Never above 1 GiB: gRPC messages stay far from
+  // their 2 GiB limits whatever the tensor's size.
+  uint64_t recv_chunk_bytes = 0;
+};
+
+class Server {
+ public:
+  // Fails on a bad ServerDef or options; does not listen yet.
+  static StatusOr<std::unique_ptr<Server>> Create(const ServerOptions& options);
+  virtual ~Server() = default;
+
+  // Listens on the task's address from the cluster. Unavailable naming the
+  // address if it cannot be bound (in use, not this host's).
+  virtual Status Start() = 0;
+  // Blocks until the server has stopped (Stop, RequestStop or a cluster
+  // shutdown), then returns.
+  virtual void Join() = 0;
+  // Stops now and waits until everything has stopped. Idempotent.
+  virtual void Stop() = 0;
+  // Asks the server to stop without waiting; safe from a signal handler's
+  // helper thread (not from the handler itself: use flowvm server's loop).
+  virtual void RequestStop(const std::string& reason) = 0;
+
+  // "grpc://host:port" of this task's master.
+  virtual std::string target() const = 0;
+  virtual const ServerDef& def() const = 0;
+};
+
+}  // namespace flowvm
+
+#endif  // FLOWVM_SERVER_H_

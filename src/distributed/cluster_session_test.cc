@@ -1,0 +1,248 @@
+// Sessions on a cluster of in-process servers: graphs placed across tasks,
+// shared state, feeds and fetches, large and compressed transfers, and the
+// errors of bad graphs, missing tasks and restarted ones.
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "distributed/distributed_test_util.h"
+#include "flowvm/session.h"
+#include "runtime/runtime_test_util.h"
+
+namespace flowvm {
+namespace {
+
+using namespace runtime_testing;  // NOLINT
+using distributed_testing::LocalCluster;
+
+constexpr char kPs[] = "/job:ps/replica:0/task:0/device:CPU:0";
+constexpr char kWorker0[] = "/job:worker/replica:0/task:0/device:CPU:0";
+constexpr char kWorker1[] = "/job:worker/replica:0/task:1/device:CPU:0";
+
+NodeDef Variable(const std::string& name, const std::string& device, PartialTensorShape shape) {
+  return On(TestNode(name, "VariableV2").Attr("dtype", DT_FLOAT).Attr("shape", shape), device);
+}
+
+// v (on ps) = [1, 2]; y = v * x on worker 1; z = y + v on worker 0.
+GraphDef AcrossTasks() {
+  return GraphOf({Variable("v", kPs, PartialTensorShape({2})), On(ConstNode("init_value", F({1, 2}, {2})), kPs),
+                  On(Binary("init", "Assign", "v", "init_value"), kPs),
+                  On(PlaceholderNode("x", DT_FLOAT, PartialTensorShape({2})), kWorker1),
+                  Binary("y", "Mul", "v", "x", kWorker1), Binary("z", "Add", "y", "v", kWorker0),
+                  On(Binary("inc", "AssignAdd", "v", "x"), kPs)});
+}
+
+SessionOptions At(const std::string& target) {
+  SessionOptions options;
+  options.target = target;
+  options.connect_timeout_ms = 10000;
+  return options;
+}
+
+TEST(ClusterSessionTest, RunsAGraphAcrossTasks) {
+  LocalCluster cluster({{"ps", 1}, {"worker", 2}});
+  ASSERT_TRUE(cluster.StartAll());
+  auto session = NewSessionOrDie(AcrossTasks(), At(cluster.Target("worker")));
+  ASSERT_NE(session, nullptr);
+  std::vector<Tensor> out;
+  FLOWVM_ASSERT_OK(session->Run({}, {}, {"init"}, &out));
+  RunStats stats;
+  FLOWVM_ASSERT_OK(session->Run({{"x", F({3, 4}, {2})}}, {"y", "z"}, {}, &out, &stats));
+  ASSERT_EQ(out.size(), 2u);
+  ExpectTensorNear(out[0], F({3, 8}, {2}));
+  ExpectTensorNear(out[1], F({4, 10}, {2}));
+  EXPECT_EQ(stats.partitions, 3);
+  EXPECT_FALSE(stats.cache_hit);
+  // The same signature again: cached, same values.
+  FLOWVM_ASSERT_OK(session->Run({{"x", F({3, 4}, {2})}}, {"y", "z"}, {}, &out, &stats));
+  EXPECT_TRUE(stats.cache_hit);
+  ExpectTensorNear(out[1], F({4, 10}, {2}));
+  // Step ids are random 64-bit numbers, not a counter.
+  RunStats again;
+  FLOWVM_ASSERT_OK(session->Run({{"x", F({3, 4}, {2})}}, {"y"}, {}, &out, &again));
+  EXPECT_NE(again.step_id, stats.step_id + 1);
+  EXPECT_NE(again.step_id, 0);
+}
+
+TEST(ClusterSessionTest, SessionsOnOneServerShareVariables) {
+  LocalCluster cluster({{"ps", 1}, {"worker", 2}});
+  ASSERT_TRUE(cluster.StartAll());
+  auto a = NewSessionOrDie(AcrossTasks(), At(cluster.Target("ps")));
+  auto b = NewSessionOrDie(AcrossTasks(), At(cluster.Target("ps")));
+  ASSERT_TRUE(a && b);
+  std::vector<Tensor> out;
+  FLOWVM_ASSERT_OK(a->Run({}, {}, {"init"}, &out));
+  FLOWVM_ASSERT_OK(a->Run({{"x", F({10, 10}, {2})}}, {}, {"inc"}, &out));
+  // b never initialized v, yet reads what a left there.
+  FLOWVM_ASSERT_OK(b->Extend(GraphOf({Unary("r", "Identity", "v", kPs)})));
+  FLOWVM_ASSERT_OK(b->Run({}, {"r"}, {}, &out));
+  ExpectTensorNear(out[0], F({11, 12}, {2}));
+  // Closing a session leaves the server's state alone.
+  FLOWVM_ASSERT_OK(a->Close());
+  FLOWVM_ASSERT_OK(b->Run({}, {"r"}, {}, &out));
+  ExpectTensorNear(out[0], F({11, 12}, {2}));
+  // ResetContainers drops it for everyone.
+  FLOWVM_ASSERT_OK(b->ResetContainers({""}));
+  EXPECT_TRUE(HasError(b->Run({}, {"r"}, {}, &out), Code::kFailedPrecondition, {"v"}));
+}
+
+TEST(ClusterSessionTest, ListsTheDevicesOfEveryTask) {
+  ServerOptions base;
+  base.cpu_devices = 2;
+  LocalCluster cluster({{"ps", 1}, {"worker", 2}}, base);
+  ASSERT_TRUE(cluster.StartAll());
+  auto session = NewSessionOrDie(GraphOf({}), At(cluster.Target()));
+  ASSERT_NE(session, nullptr);
+  std::vector<DeviceInfo> devices;
+  FLOWVM_ASSERT_OK(session->ListDevices(&devices));
+  std::vector<std::string> names;
+  for (const auto& d : devices) names.push_back(d.name);
+  EXPECT_EQ(names.size(), 6u);
+  EXPECT_NE(std::find(names.begin(), names.end(), "/job:worker/replica:0/task:1/device:CPU:1"), names.end());
+  for (const auto& d : devices) EXPECT_NE(d.incarnation, 0u);
+}
+
+TEST(ClusterSessionTest, DeviceFiltersLimitTheTasks) {
+  LocalCluster cluster({{"ps", 1}, {"worker", 2}});
+  ASSERT_TRUE(cluster.StartAll());
+  SessionOptions options = At(cluster.Target("worker"));
+  options.device_filters = {"/job:worker/task:0"};
+  auto session = NewSessionOrDie(GraphOf({ConstNode("c", F({1}, {1}))}), options);
+  ASSERT_NE(session, nullptr);
+  std::vector<DeviceInfo> devices;
+  FLOWVM_ASSERT_OK(session->ListDevices(&devices));
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0].name, kWorker0);
+  // A node pinned to a filtered-out task has no device.
+  auto bad = Session::Create(options, GraphOf({On(ConstNode("c", F({1}, {1})), kPs)}));
+  EXPECT_FALSE(bad.ok());
+}
+
+TEST(ClusterSessionTest, ErrorNamesTheNodeAndTaskNotTheCancellations) {
+  LocalCluster cluster({{"ps", 1}, {"worker", 2}});
+  ASSERT_TRUE(cluster.StartAll());
+  // a (worker 0) feeds a Reshape on worker 1 that fails at run time; worker
+  // 0 waits meanwhile for the result and is cancelled by the abort.
+  GraphDef g = GraphOf({On(PlaceholderNode("a", DT_FLOAT, PartialTensorShape({-1})), kWorker0),
+                        On(ConstNode("shape", Tensor::FromVector<int32_t>({2, 2})), kWorker1),
+                        On(TestNode("bad_reshape", "Reshape").Input("a").Input("shape").Attr("T", DT_FLOAT)
+                               .Attr("Tshape", DT_INT32),
+                           kWorker1),
+                        Unary("after", "Neg", "bad_reshape", kWorker0)});
+  auto session = NewSessionOrDie(g, At(cluster.Target("worker")));
+  ASSERT_NE(session, nullptr);
+  std::vector<Tensor> out;
+  Status s = session->Run({{"a", F({1, 2, 3}, {3})}}, {"after"}, {}, &out);
+  EXPECT_TRUE(HasError(s, Code::kInvalidArgument, {"bad_reshape", "/job:worker/replica:0/task:1"})) << s;
+  // The session still works afterwards.
+  FLOWVM_ASSERT_OK(session->Run({{"a", F({1, 2, 3, 4}, {4})}}, {"after"}, {}, &out));
+  ExpectTensorNear(out[0], F({-1, -2, -3, -4}, {2, 2}));
+}
+
+TEST(ClusterSessionTest, AMissingTaskIsNamedWithinTheBound) {
+  LocalCluster cluster({{"ps", 1}, {"worker", 2}});
+  ASSERT_TRUE(cluster.Start({"ps", 0}));
+  ASSERT_TRUE(cluster.Start({"worker", 0}));  // worker 1 never comes up
+  SessionOptions options = At(cluster.Target("worker"));
+  options.connect_timeout_ms = 1500;
+  const auto start = std::chrono::steady_clock::now();
+  auto s = Session::Create(options, GraphOf({}));
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(HasError(s.status(), Code::kUnavailable,
+                       {"1 of 3 tasks", "/job:worker/replica:0/task:1", *cluster.spec().Address({"worker", 1})}))
+      << s.status();
+  EXPECT_EQ(s.status().message().find("task:0 "), std::string::npos) << s.status();
+  EXPECT_LT(secs, 10);
+}
+
+TEST(ClusterSessionTest, ADeadTaskFailsTheStepNamingIt) {
+  LocalCluster cluster({{"ps", 1}, {"worker", 2}});
+  ASSERT_TRUE(cluster.StartAll());
+  auto session = NewSessionOrDie(AcrossTasks(), At(cluster.Target("worker")));
+  ASSERT_NE(session, nullptr);
+  std::vector<Tensor> out;
+  FLOWVM_ASSERT_OK(session->Run({}, {}, {"init"}, &out));
+  cluster.Stop({"worker", 1});
+  Status s = session->Run({{"x", F({3, 4}, {2})}}, {"z"}, {}, &out);
+  EXPECT_TRUE(HasError(s, Code::kUnavailable, {"/job:worker/replica:0/task:1"})) << s;
+  // Still gone: the next step says so too.
+  s = session->Run({{"x", F({3, 4}, {2})}}, {"z"}, {}, &out);
+  EXPECT_TRUE(HasError(s, Code::kUnavailable, {"/job:worker/replica:0/task:1"})) << s;
+}
+
+TEST(ClusterSessionTest, ARestartedTaskIsReportedOnceThenUsedAgain) {
+  LocalCluster cluster({{"ps", 1}, {"worker", 2}});
+  ASSERT_TRUE(cluster.StartAll());
+  auto session = NewSessionOrDie(AcrossTasks(), At(cluster.Target("worker")));
+  ASSERT_NE(session, nullptr);
+  std::vector<Tensor> out;
+  FLOWVM_ASSERT_OK(session->Run({}, {}, {"init"}, &out));
+  FLOWVM_ASSERT_OK(session->Run({{"x", F({3, 4}, {2})}}, {"z"}, {}, &out));
+  // ps restarts: its variable is gone.
+  cluster.Stop({"ps", 0});
+  ASSERT_TRUE(cluster.Start({"ps", 0}));
+  // The step that meets the restart says so...
+  Status s = session->Run({{"x", F({3, 4}, {2})}}, {"z"}, {}, &out);
+  EXPECT_TRUE(HasError(s, Code::kAborted, {"/job:ps/replica:0/task:0", "restarted", "variables"})) << s;
+  // ... and the next ones work with it again.
+  FLOWVM_ASSERT_OK(session->Run({}, {}, {"init"}, &out));
+  FLOWVM_ASSERT_OK(session->Run({{"x", F({3, 4}, {2})}}, {"z"}, {}, &out));
+  ExpectTensorNear(out[0], F({4, 10}, {2}));
+}
+
+TEST(ClusterSessionTest, LargeTensorsTravelInChunks) {
+  ServerOptions base;
+  base.recv_chunk_bytes = 4096 + 2;  // odd chunking: not a multiple of 4
+  LocalCluster cluster({{"worker", 2}}, base);
+  ASSERT_TRUE(cluster.StartAll());
+  const int n = 100000;
+  std::vector<float> values(n);
+  for (int i = 0; i < n; ++i) values[i] = static_cast<float>(i) * 0.5f;
+  GraphDef g = GraphOf({On(PlaceholderNode("x", DT_FLOAT, PartialTensorShape({-1})), kWorker0),
+                        Unary("y", "Neg", "x", kWorker0), Unary("z", "Neg", "y", kWorker1)});
+  auto session = NewSessionOrDie(g, At(cluster.Target()));
+  ASSERT_NE(session, nullptr);
+  std::vector<Tensor> out;
+  FLOWVM_ASSERT_OK(session->Run({{"x", Tensor::FromVector<float>(values)}}, {"z"}, {}, &out));
+  ExpectTensorNear(out[0], Tensor::FromVector<float>(values));
+}
+
+TEST(ClusterSessionTest, StringsCrossTasks) {
+  LocalCluster cluster({{"worker", 2}});
+  ASSERT_TRUE(cluster.StartAll());
+  GraphDef g = GraphOf({On(PlaceholderNode("s", DT_STRING, PartialTensorShape({-1})), kWorker0),
+                        On(TestNode("id0", "Identity").Input("s").Attr("T", DT_STRING), kWorker0),
+                        On(TestNode("id1", "Identity").Input("id0").Attr("T", DT_STRING), kWorker1)});
+  auto session = NewSessionOrDie(g, At(cluster.Target()));
+  ASSERT_NE(session, nullptr);
+  std::vector<std::string> words = {"", "a", std::string(300, 'x'), std::string("nul\0byte", 8)};
+  std::vector<Tensor> out;
+  FLOWVM_ASSERT_OK(session->Run({{"s", Tensor::FromVector<std::string>(words)}}, {"id1"}, {}, &out));
+  ASSERT_EQ(out[0].NumElements(), 4);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(out[0].flat<std::string>()[i], words[i]);
+}
+
+TEST(ClusterSessionTest, Bfloat16TransfersHalveTheBytesWithinTheirErrorBound) {
+  LocalCluster cluster({{"worker", 2}});
+  ASSERT_TRUE(cluster.StartAll());
+  GraphDef g = GraphOf({On(PlaceholderNode("x", DT_FLOAT, PartialTensorShape({-1})), kWorker0),
+                        Unary("y", "Identity", "x", kWorker0), Unary("z", "Identity", "y", kWorker1)});
+  SessionOptions options = At(cluster.Target());
+  options.compress_float_transfers = true;
+  auto session = NewSessionOrDie(g, options);
+  ASSERT_NE(session, nullptr);
+  std::vector<float> values = {1.0f, 3.14159265f, -2.5e-3f, 65504.0f, 1e30f, 0.1f};
+  std::vector<Tensor> out;
+  FLOWVM_ASSERT_OK(session->Run({{"x", Tensor::FromVector<float>(values)}}, {"z"}, {}, &out));
+  for (size_t i = 0; i < values.size(); ++i) {
+    const float got = out[0].flat<float>()[i];
+    // bfloat16 keeps 8 significant bits: relative error at most 2^-9.
+    EXPECT_LE(std::abs(got - values[i]), std::abs(values[i]) / 512.0f) << values[i] << " -> " << got;
+  }
+  EXPECT_NE(out[0].flat<float>()[1], values[1]);  // really compressed
+}
+
+}  // namespace
+}  // namespace flowvm

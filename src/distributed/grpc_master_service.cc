@@ -1,0 +1,97 @@
+#include "distributed/grpc_master_service.h"
+
+#include "distributed/grpc_util.h"
+#include "distributed/wire.h"
+
+namespace flowvm {
+
+namespace {
+
+using Reply = GrpcDispatcher::Reply;
+
+// A master method: parse the request, run `fn` on a call thread, seal the
+// response.
+template <class Req, class Resp>
+GrpcDispatcher::Handler Blocking(CallThreads* threads, std::function<Status(const Req&, Resp*)> fn) {
+  return [threads, fn](const grpc::ByteBuffer& in, grpc::ByteBuffer* out, Reply reply) {
+    auto request = std::make_shared<Req>();
+    WireReader reader;
+    Status s = reader.Open(in, request.get());
+    if (!s.ok()) return reply(ToGrpcStatus(s));
+    threads->Run([fn, request, out, reply] {
+      Resp response;
+      Status s = fn(*request, &response);
+      if (s.ok()) {
+        WirePayload payload;
+        *out = payload.Seal(response);
+      }
+      reply(ToGrpcStatus(s));
+    });
+  };
+}
+
+}  // namespace
+
+void RegisterMasterMethods(Master* master, CallThreads* threads, std::function<void()> on_shutdown_cluster,
+                           GrpcDispatcher* d) {
+  d->Register(method::kCreateSession,
+              Blocking<CreateSessionRequest, CreateSessionResponse>(
+                  threads, [master](const auto& req, auto* resp) { return master->CreateSession(req, resp); }));
+  d->Register(method::kExtendSession,
+              Blocking<ExtendSessionRequest, ExtendSessionResponse>(
+                  threads, [master](const auto& req, auto*) { return master->ExtendSession(req); }));
+  d->Register(method::kCloseSession,
+              Blocking<CloseSessionRequest, CloseSessionResponse>(
+                  threads, [master](const auto& req, auto*) { return master->CloseSession(req); }));
+  d->Register(method::kListDevices,
+              Blocking<ListDevicesRequest, ListDevicesResponse>(
+                  threads, [master](const auto& req, auto* resp) { return master->ListDevices(req, resp); }));
+  d->Register(method::kReset, Blocking<ResetRequest, ResetResponse>(
+                                  threads, [master](const auto& req, auto*) { return master->Reset(req); }));
+  d->Register(method::kShutdownCluster,
+              [master, threads, on_shutdown_cluster](const grpc::ByteBuffer& in, grpc::ByteBuffer* out, Reply reply) {
+                ShutdownClusterRequest request;
+                WireReader reader;
+                Status s = reader.Open(in, &request);
+                if (!s.ok()) return reply(ToGrpcStatus(s));
+                threads->Run([master, out, reply, on_shutdown_cluster] {
+                  ShutdownClusterResponse response;
+                  Status s = master->ShutdownCluster(&response);
+                  if (s.ok()) {
+                    WirePayload payload;
+                    *out = payload.Seal(response);
+                  }
+                  reply(ToGrpcStatus(s));
+                  if (s.ok() && on_shutdown_cluster) on_shutdown_cluster();
+                });
+              });
+  d->Register(method::kRunStep, [master, threads](const grpc::ByteBuffer& in, grpc::ByteBuffer* out, Reply reply) {
+    auto request = std::make_shared<RunStepRequest>();
+    auto feeds = std::make_shared<std::vector<Tensor>>();
+    WireReader reader;
+    Status s = reader.Open(in, request.get());
+    for (int i = 0; s.ok() && i < request->feed_size(); ++i) {
+      Tensor t;
+      s = reader.ReadTensor(request->feed(i).meta(), "feed '" + request->feed(i).name() + "'", &t);
+      feeds->push_back(std::move(t));
+    }
+    if (!s.ok()) return reply(ToGrpcStatus(s));
+    threads->Run([master, request, feeds, out, reply] {
+      RunStepResponse response;
+      std::vector<Tensor> fetches;
+      Status s = master->RunStep(*request, *feeds, &response, &fetches);
+      if (s.ok()) {
+        WirePayload payload;
+        for (int i = 0; i < request->fetch_size(); ++i) {
+          NamedTensorMeta* m = response.add_fetch();
+          m->set_name(request->fetch(i));
+          payload.AddTensor(fetches[i], false, false, m->mutable_meta());
+        }
+        *out = payload.Seal(response);
+      }
+      reply(ToGrpcStatus(s));
+    });
+  });
+}
+
+}  // namespace flowvm

@@ -1,0 +1,164 @@
+#include "distributed/grpc_remote_worker.h"
+
+#include "distributed/grpc_util.h"
+#include "distributed/wire.h"
+
+namespace flowvm {
+
+struct ChunkState {
+  ChunkedTensor tensor;
+  uint64_t next_offset = 0;
+};
+
+GrpcRemoteWorker::GrpcRemoteWorker(std::shared_ptr<grpc::Channel> channel, std::string peer)
+    : channel_(channel), stub_(channel), peer_(std::move(peer)) {}
+
+GrpcRemoteWorker::~GrpcRemoteWorker() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (grpc::ClientContext* c : in_flight_) c->TryCancel();
+  idle_cv_.wait(lock, [this] { return in_flight_.empty(); });
+}
+
+void GrpcRemoteWorker::Call(CallOptions* opts, const char* method, grpc::ByteBuffer request,
+                            std::function<void(const Status&, bool, const grpc::ByteBuffer&)> on_response) {
+  struct State {
+    grpc::ClientContext context;
+    grpc::ByteBuffer request;
+    grpc::ByteBuffer response;
+  };
+  auto* state = new State;
+  state->request = std::move(request);
+  state->context.set_deadline(std::chrono::system_clock::now() + kDefaultRpcTimeout);
+  if (opts != nullptr) {
+    // CallOptions deadlines are steady-clock; gRPC takes system time.
+    const auto left = opts->deadline() - CallOptions::Clock::now();
+    state->context.set_deadline(std::chrono::system_clock::now() +
+                                std::chrono::duration_cast<std::chrono::system_clock::duration>(left));
+    grpc::ClientContext* context = &state->context;
+    opts->SetCanceller([context] { context->TryCancel(); });
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    in_flight_.insert(&state->context);
+  }
+  stub_.UnaryCall(&state->context, method, grpc::StubOptions(), &state->request, &state->response,
+                  [this, state, opts, on_response = std::move(on_response)](const grpc::Status& gs) {
+                    if (opts != nullptr) opts->ClearCanceller();
+                    bool peer_abort = false;
+                    Status s = FromGrpcStatus(gs, peer_, &peer_abort);
+                    on_response(s, peer_abort, state->response);
+                    std::lock_guard<std::mutex> lock(mu_);
+                    in_flight_.erase(&state->context);
+                    delete state;
+                    if (in_flight_.empty()) idle_cv_.notify_all();
+                  });
+}
+
+template <class Req, class Resp>
+void GrpcRemoteWorker::Unary(CallOptions* opts, const char* method, const Req* request, Resp* response, Done done) {
+  WirePayload payload;
+  Call(opts, method, payload.Seal(*request),
+       [response, done = std::move(done)](const Status& s, bool, const grpc::ByteBuffer& bytes) {
+         if (!s.ok()) return done(s);
+         WireReader reader;
+         done(reader.Open(bytes, response));
+       });
+}
+
+void GrpcRemoteWorker::GetStatusAsync(CallOptions* opts, const GetStatusRequest* request,
+                                      GetStatusResponse* response, Done done) {
+  Unary(opts, method::kGetStatus, request, response, std::move(done));
+}
+void GrpcRemoteWorker::RegisterGraphAsync(CallOptions* opts, const RegisterGraphRequest* request,
+                                          RegisterGraphResponse* response, Done done) {
+  Unary(opts, method::kRegisterGraph, request, response, std::move(done));
+}
+void GrpcRemoteWorker::DeregisterGraphAsync(CallOptions* opts, const DeregisterGraphRequest* request,
+                                            DeregisterGraphResponse* response, Done done) {
+  Unary(opts, method::kDeregisterGraph, request, response, std::move(done));
+}
+void GrpcRemoteWorker::CleanupGraphAsync(CallOptions* opts, const CleanupGraphRequest* request,
+                                         CleanupGraphResponse* response, Done done) {
+  Unary(opts, method::kCleanupGraph, request, response, std::move(done));
+}
+void GrpcRemoteWorker::AbortStepAsync(CallOptions* opts, const AbortStepRequest* request,
+                                      AbortStepResponse* response, Done done) {
+  Unary(opts, method::kAbortStep, request, response, std::move(done));
+}
+void GrpcRemoteWorker::ShutdownAsync(CallOptions* opts, const ShutdownRequest* request, ShutdownResponse* response,
+                                     Done done) {
+  Unary(opts, method::kShutdown, request, response, std::move(done));
+}
+
+void GrpcRemoteWorker::ResetContainersAsync(CallOptions* opts, const ResetContainersRequest* request,
+                                            ResetContainersResponse* response, Done done) {
+  Unary(opts, method::kResetContainers, request, response, std::move(done));
+}
+
+void GrpcRemoteWorker::RunGraphAsync(CallOptions* opts, RunGraphCall* call, Done done) {
+  WirePayload payload;
+  RunGraphRequest& request = call->request;
+  for (int i = 0; i < request.send_size() && i < static_cast<int>(call->send_tensors.size()); ++i) {
+    NamedTensorMeta* m = request.mutable_send(i);
+    payload.AddTensor(call->send_tensors[i], m->meta().is_dead(), /*bfloat16=*/false, m->mutable_meta());
+  }
+  Call(opts, method::kRunGraph, payload.Seal(request),
+       [call, done = std::move(done)](const Status& s, bool, const grpc::ByteBuffer& bytes) {
+         if (!s.ok()) return done(s);
+         WireReader reader;
+         Status r = reader.Open(bytes, &call->response);
+         call->recv_tensors.clear();
+         for (int i = 0; r.ok() && i < call->response.recv_size(); ++i) {
+           const NamedTensorMeta& m = call->response.recv(i);
+           Tensor t;
+           r = reader.ReadTensor(m.meta(), "fetch '" + m.name() + "'", &t);
+           call->recv_tensors.push_back(std::move(t));
+         }
+         done(r);
+       });
+}
+
+void GrpcRemoteWorker::RecvTensorAsync(CallOptions* opts, RecvTensorCall* call, Done done) {
+  RecvChunk(opts, call, std::make_shared<ChunkState>(), std::move(done));
+}
+
+void GrpcRemoteWorker::RecvChunk(CallOptions* opts, RecvTensorCall* call, std::shared_ptr<ChunkState> state,
+                                 Done done) {
+  RecvTensorRequest request = call->request;
+  request.set_offset(state->next_offset);
+  WirePayload payload;
+  Call(opts, method::kRecvTensor, payload.Seal(request),
+       [this, opts, call, state, done = std::move(done)](const Status& s, bool peer_abort,
+                                                         const grpc::ByteBuffer& bytes) {
+         call->peer_aborted = peer_abort;
+         if (!s.ok()) return done(s);
+         WireReader reader;
+         RecvTensorResponse response;
+         const std::string what = "tensor '" + call->request.rendezvous_key() + "' from " + peer_;
+         Status r = reader.Open(bytes, &response);
+         if (!r.ok()) return done(r.WithContext(what));
+         const TensorMeta& meta = response.meta();
+         if (state->next_offset == 0 && meta.total_byte_size() <= meta.byte_size()) {
+           call->is_dead = meta.is_dead();
+           return done(reader.ReadTensor(meta, what, &call->tensor));
+         }
+         if (state->next_offset == 0) {
+           r = state->tensor.Start(meta, what);
+           if (!r.ok()) return done(r);
+         }
+         if (response.offset() != state->next_offset)
+           return done(errors::Internal(what, ": asked for bytes from ", state->next_offset, " but got them from ",
+                                        response.offset()));
+         r = state->tensor.Add(meta, response.offset(), &reader, what);
+         if (!r.ok()) return done(r);
+         state->next_offset = state->tensor.received();
+         if (!state->tensor.complete()) {
+           RecvChunk(opts, call, state, std::move(done));
+           return;
+         }
+         call->is_dead = false;
+         done(state->tensor.Finish(&call->tensor));
+       });
+}
+
+}  // namespace flowvm

@@ -1,0 +1,248 @@
+// The "grpc://host:port" session target: a Session whose graph lives in the
+// master of the task at host:port, which runs it over the whole cluster.
+// Feeds and fetches travel as raw tensor bytes (distributed/wire.h).
+#include <grpcpp/generic/generic_stub.h>
+
+#include <condition_variable>
+#include <mutex>
+
+#include "distributed/grpc_util.h"
+#include "distributed/wire.h"
+#include "flowvm/master.pb.h"
+#include "flowvm/session.h"
+#include "runtime/session_factory.h"
+
+namespace flowvm {
+
+namespace {
+
+constexpr char kScheme[] = "grpc://";
+constexpr auto kControlTimeout = std::chrono::seconds(60);
+// A step without a deadline still has one on its RPC; a master that dies
+// is found much sooner by keepalive pings.
+constexpr auto kStepTimeout = std::chrono::hours(24 * 7);
+
+class GrpcSession : public Session {
+ public:
+  GrpcSession(const SessionOptions& options, std::string address, GraphDef graph)
+      : options_(options),
+        address_(std::move(address)),
+        peer_("the master at grpc://" + address_),
+        channel_(NewChannel(address_)),
+        stub_(channel_),
+        graph_(std::move(graph)) {}
+
+  ~GrpcSession() override { Close().IgnoreError(); }
+
+  Status Connect() {
+    CreateSessionRequest request;
+    *request.mutable_graph_def() = graph_;
+    MasterSessionOptions* o = request.mutable_options();
+    o->set_allow_soft_placement(options_.allow_soft_placement);
+    for (const std::string& f : options_.device_filters) o->add_device_filters(f);
+    o->set_connect_timeout_ms(options_.connect_timeout_ms);
+    o->set_schedule_recvs(options_.schedule_recvs);
+    o->set_disable_common_subexpression_elimination(!options_.optimizer.common_subexpression_elimination);
+    o->set_disable_constant_folding(!options_.optimizer.constant_folding);
+    o->set_disable_identity_removal(!options_.optimizer.remove_identity_chains);
+    o->set_compress_float_transfers(options_.compress_float_transfers);
+    CreateSessionResponse response;
+    WirePayload payload;
+    WireReader reader;
+    // The master waits up to connect_timeout_ms for the cluster; so do we,
+    // and a little more, for the master itself to come up.
+    const auto timeout = std::chrono::milliseconds(std::max<int64_t>(options_.connect_timeout_ms, 0)) +
+                         std::chrono::seconds(10);
+    FLOWVM_RETURN_IF_ERROR(Call(method::kCreateSession, request, &payload, &response, &reader, timeout));
+    handle_ = response.session_handle();
+    return Status::OK();
+  }
+
+  Status Extend(const GraphDef& graph) override {
+    FLOWVM_RETURN_IF_ERROR(CheckOpen("Extend"));
+    ExtendSessionRequest request;
+    request.set_session_handle(handle_);
+    *request.mutable_graph_def() = graph;
+    ExtendSessionResponse response;
+    WirePayload payload;
+    WireReader reader;
+    FLOWVM_RETURN_IF_ERROR(Call(method::kExtendSession, request, &payload, &response, &reader, kControlTimeout));
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const NodeDef& n : graph.node()) *graph_.add_node() = n;
+    return Status::OK();
+  }
+
+  using Session::Run;
+  Status Run(const RunOptions& run_options, const std::vector<std::pair<std::string, Tensor>>& feeds,
+             const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+             std::vector<Tensor>* outputs, RunMetadata* metadata, RunStats* stats) override {
+    FLOWVM_RETURN_IF_ERROR(CheckOpen("Run"));
+    std::vector<Tensor> unused;
+    if (outputs == nullptr) {
+      if (!fetches.empty()) return errors::InvalidArgument("Run: ", fetches.size(), " fetches but no output vector");
+      outputs = &unused;
+    }
+    RunStepRequest request;
+    request.set_session_handle(handle_);
+    *request.mutable_options() = run_options;
+    WirePayload payload;
+    for (const auto& [name, t] : feeds) {
+      if (!t.IsInitialized()) return errors::InvalidArgument("feed '", name, "' was given an uninitialized tensor");
+      NamedTensorMeta* m = request.add_feed();
+      m->set_name(name);
+      payload.AddTensor(t, false, false, m->mutable_meta());
+    }
+    for (const std::string& f : fetches) request.add_fetch(f);
+    for (const std::string& t : targets) request.add_target(t);
+    const auto timeout = run_options.timeout_in_ms() > 0
+                             ? std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::milliseconds(run_options.timeout_in_ms()) + std::chrono::seconds(15))
+                             : std::chrono::duration_cast<std::chrono::milliseconds>(kStepTimeout);
+    RunStepResponse response;
+    WireReader reader;
+    FLOWVM_RETURN_IF_ERROR(Call(method::kRunStep, request, &payload, &response, &reader, timeout));
+    if (response.fetch_size() != static_cast<int>(fetches.size()))
+      return errors::Internal(peer_, " returned ", response.fetch_size(), " fetches for ", fetches.size());
+    outputs->clear();
+    for (const NamedTensorMeta& m : response.fetch()) {
+      Tensor t;
+      FLOWVM_RETURN_IF_ERROR(reader.ReadTensor(m.meta(), "fetch '" + m.name() + "'", &t));
+      outputs->push_back(std::move(t));
+    }
+    if (metadata != nullptr) *metadata = response.metadata();
+    if (stats != nullptr) {
+      const RunStepStats& s = response.stats();
+      stats->step_id = s.step_id();
+      stats->cache_hit = s.cache_hit();
+      stats->graph_nodes = s.graph_nodes();
+      stats->executed_nodes = s.executed_nodes();
+      stats->pruned.assign(s.pruned().begin(), s.pruned().end());
+      stats->partitions = s.partitions();
+      stats->prepare_ms = s.prepare_ms();
+      stats->run_ms = s.run_ms();
+      stats->optimizations.assign(s.optimizations().begin(), s.optimizations().end());
+      stats->placement.assign(s.placement().begin(), s.placement().end());
+      stats->transfers.assign(s.transfers().begin(), s.transfers().end());
+      stats->scheduled_recvs.assign(s.scheduled_recvs().begin(), s.scheduled_recvs().end());
+    }
+    return Status::OK();
+  }
+
+  Status ListDevices(std::vector<DeviceInfo>* devices) override {
+    FLOWVM_RETURN_IF_ERROR(CheckOpen("ListDevices"));
+    ListDevicesRequest request;
+    request.set_session_handle(handle_);
+    ListDevicesResponse response;
+    WirePayload payload;
+    WireReader reader;
+    FLOWVM_RETURN_IF_ERROR(Call(method::kListDevices, request, &payload, &response, &reader, kControlTimeout));
+    devices->clear();
+    for (const DeviceAttributes& d : response.device()) {
+      DeviceInfo info;
+      info.name = d.name();
+      info.type = d.device_type();
+      info.incarnation = d.incarnation();
+      info.memory.bytes_in_use = d.bytes_in_use();
+      info.memory.peak_bytes_in_use = d.peak_bytes_in_use();
+      devices->push_back(std::move(info));
+    }
+    return Status::OK();
+  }
+
+  Status ResetContainers(const std::vector<std::string>& containers) override {
+    FLOWVM_RETURN_IF_ERROR(CheckOpen("ResetContainers"));
+    ResetRequest request;
+    request.set_session_handle(handle_);
+    for (const std::string& c : containers) request.add_container(c);
+    ResetResponse response;
+    WirePayload payload;
+    WireReader reader;
+    return Call(method::kReset, request, &payload, &response, &reader, kControlTimeout);
+  }
+
+  Status Close() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (closed_ || handle_.empty()) {
+        closed_ = true;
+        return Status::OK();
+      }
+      closed_ = true;
+    }
+    CloseSessionRequest request;
+    request.set_session_handle(handle_);
+    CloseSessionResponse response;
+    WirePayload payload;
+    WireReader reader;
+    return Call(method::kCloseSession, request, &payload, &response, &reader, std::chrono::seconds(30));
+  }
+
+  GraphDef graph_def() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return graph_;
+  }
+
+ private:
+  Status CheckOpen(const char* what) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return errors::FailedPrecondition(what, " on a closed session");
+    return Status::OK();
+  }
+
+  // One blocking call to the master, with a deadline.
+  Status Call(const char* method, const google::protobuf::Message& request, WirePayload* payload,
+              google::protobuf::Message* response, WireReader* reader, std::chrono::milliseconds timeout) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + timeout);
+    grpc::ByteBuffer request_bytes = payload->Seal(request);
+    grpc::ByteBuffer response_bytes;
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+    grpc::Status result;
+    stub_.UnaryCall(&context, method, grpc::StubOptions(), &request_bytes, &response_bytes,
+                    [&](const grpc::Status& s) {
+                      std::lock_guard<std::mutex> lock(mu);
+                      result = s;
+                      done = true;
+                      cv.notify_all();
+                    });
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return done; });
+    }
+    FLOWVM_RETURN_IF_ERROR(FromGrpcStatus(result, peer_));
+    return reader->Open(response_bytes, response);
+  }
+
+  const SessionOptions options_;
+  const std::string address_;
+  const std::string peer_;
+  std::shared_ptr<grpc::Channel> channel_;
+  grpc::GenericStub stub_;
+  std::string handle_;
+  mutable std::mutex mu_;
+  GraphDef graph_;
+  bool closed_ = false;
+};
+
+class GrpcSessionFactory : public SessionFactory {
+ public:
+  bool AcceptsTarget(const std::string& target) const override { return target.rfind(kScheme, 0) == 0; }
+
+  StatusOr<std::unique_ptr<Session>> NewSession(const SessionOptions& options, const GraphDef& graph) override {
+    const std::string address = options.target.substr(sizeof(kScheme) - 1);
+    if (address.empty() || address.find(':') == std::string::npos)
+      return errors::InvalidArgument("session target '", options.target, "' is not grpc://host:port");
+    auto session = std::make_unique<GrpcSession>(options, address, graph);
+    FLOWVM_RETURN_IF_ERROR(session->Connect());
+    return std::unique_ptr<Session>(std::move(session));
+  }
+};
+
+struct RegisterGrpcSession {
+  RegisterGrpcSession() { SessionFactory::Register("grpc (grpc://host:port)", std::make_unique<GrpcSessionFactory>()); }
+} register_grpc_session;
+
+}  // namespace
+}  // namespace flowvm

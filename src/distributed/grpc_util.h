@@ -1,0 +1,57 @@
+// Glue between flowvm and gRPC: status conversion, the channel and server
+// settings every flowvm connection uses, and the names of the service
+// methods (worker.proto, master.proto).
+#ifndef FLOWVM_DISTRIBUTED_GRPC_UTIL_H_
+#define FLOWVM_DISTRIBUTED_GRPC_UTIL_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <string>
+
+#include "flowvm/status.h"
+
+namespace flowvm {
+
+// Our own errors carry this in the status details, so the receiver tells
+// them from the transport's (connection refused, deadline, ...).
+inline constexpr char kFlowvmErrorDetail[] = "flowvm";
+// ... and this when the error is the sender's step abort status.
+inline constexpr char kPeerAbortDetail[] = "flowvm:peer-abort";
+
+grpc::Status ToGrpcStatus(const Status& s, bool peer_abort = false);
+// `peer` names the other side ("task /job:ps/replica:0/task:0 (localhost:2222)")
+// in transport errors. Sets *peer_abort if the error was the sender's step
+// abort status.
+Status FromGrpcStatus(const grpc::Status& s, const std::string& peer, bool* peer_abort = nullptr);
+
+// Keepalive pings find a peer that died or hangs while a call waits (a
+// Recv may wait long for its tensor); no message size limit.
+grpc::ChannelArguments ChannelArgs();
+std::shared_ptr<grpc::Channel> NewChannel(const std::string& address);
+// The same settings on the server side (it must accept the pings).
+void ConfigureServerBuilder(grpc::ServerBuilder* builder);
+
+// Method names as gRPC sends them.
+namespace method {
+inline constexpr char kGetStatus[] = "/flowvm.WorkerService/GetStatus";
+inline constexpr char kRegisterGraph[] = "/flowvm.WorkerService/RegisterGraph";
+inline constexpr char kDeregisterGraph[] = "/flowvm.WorkerService/DeregisterGraph";
+inline constexpr char kRunGraph[] = "/flowvm.WorkerService/RunGraph";
+inline constexpr char kRecvTensor[] = "/flowvm.WorkerService/RecvTensor";
+inline constexpr char kCleanupGraph[] = "/flowvm.WorkerService/CleanupGraph";
+inline constexpr char kAbortStep[] = "/flowvm.WorkerService/AbortStep";
+inline constexpr char kShutdown[] = "/flowvm.WorkerService/Shutdown";
+inline constexpr char kResetContainers[] = "/flowvm.WorkerService/ResetContainers";
+inline constexpr char kCreateSession[] = "/flowvm.MasterService/CreateSession";
+inline constexpr char kExtendSession[] = "/flowvm.MasterService/ExtendSession";
+inline constexpr char kRunStep[] = "/flowvm.MasterService/RunStep";
+inline constexpr char kCloseSession[] = "/flowvm.MasterService/CloseSession";
+inline constexpr char kListDevices[] = "/flowvm.MasterService/ListDevices";
+inline constexpr char kReset[] = "/flowvm.MasterService/Reset";
+inline constexpr char kShutdownCluster[] = "/flowvm.MasterService/ShutdownCluster";
+}  // namespace method
+
+}  // namespace flowvm
+
+#endif  // FLOWVM_DISTRIBUTED_GRPC_UTIL_H_

@@ -1,0 +1,52 @@
+// Master: the master service of one task (paper 3.2): the client sessions
+// it holds, by handle. Independent of the transport (grpc_master_service.h
+// puts it on the wire). Methods block (a Run waits for its step); the gRPC
+// service runs each call on a thread of its own. Thread-safe.
+#ifndef FLOWVM_DISTRIBUTED_MASTER_H_
+#define FLOWVM_DISTRIBUTED_MASTER_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "distributed/master_session.h"
+#include "distributed/worker_cache.h"
+#include "flowvm/master.pb.h"
+
+namespace flowvm {
+
+class Master {
+ public:
+  // `workers` (not owned) reaches every task of the cluster.
+  explicit Master(WorkerCache* workers);
+  ~Master();
+
+  Status CreateSession(const CreateSessionRequest& request, CreateSessionResponse* response);
+  Status ExtendSession(const ExtendSessionRequest& request);
+  Status RunStep(const RunStepRequest& request, const std::vector<Tensor>& feeds, RunStepResponse* response,
+                 std::vector<Tensor>* fetches);
+  Status CloseSession(const CloseSessionRequest& request);
+  Status ListDevices(const ListDevicesRequest& request, ListDevicesResponse* response);
+  Status Reset(const ResetRequest& request);
+  // Asks every other task to shut down, then returns; the caller stops
+  // this one.
+  Status ShutdownCluster(ShutdownClusterResponse* response);
+
+  // Closes every session (the server is stopping).
+  void CloseAll();
+
+ private:
+  StatusOr<std::shared_ptr<MasterSession>> Find(const std::string& handle);
+
+  WorkerCache* const workers_;
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<MasterSession>> sessions_;
+  bool stopped_ = false;
+};
+
+}  // namespace flowvm
+
+#endif  // FLOWVM_DISTRIBUTED_MASTER_H_

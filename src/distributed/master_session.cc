@@ -1,0 +1,643 @@
+#include "distributed/master_session.h"
+
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <thread>
+
+#include "distributed/client_terminated.h"
+#include "graph/device_name.h"
+#include "runtime/feed_fetch_rewrite.h"
+#include "runtime/graph_validation.h"
+#include "runtime/prepared_step.h"
+
+namespace flowvm {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kControlRpcTimeout = std::chrono::seconds(30);
+// After an abort, how long tasks get to report before their calls are cut.
+constexpr auto kAbortGrace = std::chrono::seconds(10);
+// A step with no deadline still has one on its RPCs (no call waits
+// forever); dead peers are found much sooner by keepalive pings.
+constexpr auto kStepRpcTimeout = std::chrono::hours(24 * 7);
+
+std::string Hex(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+int64_t NewStepId() {
+  thread_local std::mt19937_64 rng([] {
+    std::random_device rd;
+    return (static_cast<uint64_t>(rd()) << 32) ^ rd() ^
+           static_cast<uint64_t>(Clock::now().time_since_epoch().count());
+  }());
+  int64_t id = 0;
+  while (id == 0) id = static_cast<int64_t>(rng() >> 1);  // positive, non-zero
+  return id;
+}
+
+// Waits for an asynchronous call.
+class Waiter {
+ public:
+  WorkerInterface::Done Callback() {
+    return [this](const Status& s) {
+      std::lock_guard<std::mutex> lock(mu_);
+      status_ = s;
+      done_ = true;
+      cv_.notify_all();
+    };
+  }
+  Status Wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return done_; });
+    return status_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  Status status_;
+};
+
+std::string SignatureKey(const RunStepRequest& r) {
+  std::string key;
+  for (const auto& f : r.feed()) key.append(f.name()).push_back('\x01');
+  key.push_back('\x02');
+  for (const auto& f : r.fetch()) key.append(f).push_back('\x01');
+  key.push_back('\x02');
+  for (const auto& t : r.target()) key.append(t).push_back('\x01');
+  return key;
+}
+
+}  // namespace
+
+struct MasterSession::TaskPart {
+  std::string task;
+  WorkerInterface* worker = nullptr;
+  std::string graph_handle;
+  ClientKeys keys;
+};
+
+struct MasterSession::Prepared {
+  std::vector<FeedSpec> feeds;
+  StepPlan plan;  // partitions moved out into `parts`
+  std::vector<TaskPart> parts;
+  std::vector<GraphDef> partition_graphs;
+  double prepare_ms = 0;
+};
+
+// One running step, for Close.
+struct MasterSession::StepState {
+  int64_t id = 0;
+  std::mutex mu;
+  std::vector<std::shared_ptr<CallOptions>> calls;
+  std::function<void(const Status&)> abort;
+};
+
+MasterSession::MasterSession(WorkerCache* workers, std::string handle, const MasterSessionOptions& options,
+                             GraphDef graph)
+    : workers_(workers), handle_(std::move(handle)), options_(options), graph_(std::move(graph)) {
+  session_options_.allow_soft_placement = options.allow_soft_placement();
+  session_options_.schedule_recvs = options.schedule_recvs();
+  session_options_.optimizer.common_subexpression_elimination = !options.disable_common_subexpression_elimination();
+  session_options_.optimizer.constant_folding = !options.disable_constant_folding();
+  session_options_.optimizer.remove_identity_chains = !options.disable_identity_removal();
+  session_options_.compress_float_transfers = options.compress_float_transfers();
+  for (const TaskId& t : workers_->cluster().Tasks()) {
+    const std::string name = t.Name();
+    bool keep = options.device_filters().empty();
+    for (const std::string& f : options.device_filters()) {
+      auto spec = ParseDeviceName(f);
+      auto task = ParseDeviceName(name);
+      // A filter with a device part ("/job:ps/device:CPU:0") selects tasks
+      // by its task part.
+      if (spec.ok() && task.ok()) {
+        DeviceNameParts task_part = *spec;
+        task_part.has_type = task_part.has_id = false;
+        if (DeviceSpecMatches(task_part, *task)) keep = true;
+      }
+    }
+    if (keep) tasks_.push_back(name);
+  }
+}
+
+MasterSession::~MasterSession() { Close().IgnoreError(); }
+
+Status MasterSession::FetchStatuses(std::chrono::milliseconds timeout,
+                                    std::map<std::string, GetStatusResponse>* out,
+                                    std::map<std::string, Status>* failed) {
+  struct Call {
+    std::string task;
+    CallOptions opts;
+    GetStatusRequest request;
+    GetStatusResponse response;
+    Waiter waiter;
+    explicit Call(std::chrono::milliseconds t) : opts(t) {}
+  };
+  std::vector<std::unique_ptr<Call>> calls;
+  for (const std::string& task : tasks_) {
+    if (out->count(task)) continue;
+    auto call = std::make_unique<Call>(timeout);
+    call->task = task;
+    WorkerInterface* w = workers_->Get(task);
+    if (w == nullptr) {
+      (*failed)[task] = errors::NotFound("task ", task, " is not in the cluster");
+      continue;
+    }
+    w->GetStatusAsync(&call->opts, &call->request, &call->response, call->waiter.Callback());
+    calls.push_back(std::move(call));
+  }
+  for (auto& call : calls) {
+    Status s = call->waiter.Wait();
+    if (s.ok()) {
+      (*out)[call->task] = std::move(call->response);
+      failed->erase(call->task);
+    } else {
+      (*failed)[call->task] = s;
+    }
+  }
+  return Status::OK();
+}
+
+Status MasterSession::Connect() {
+  if (tasks_.empty())
+    return errors::InvalidArgument("the session's device filters match no task of the cluster: ",
+                                   workers_->cluster().Describe());
+  const auto timeout = std::chrono::milliseconds(options_.connect_timeout_ms() > 0 ? options_.connect_timeout_ms()
+                                                                                   : 30000);
+  const auto deadline = Clock::now() + timeout;
+  std::map<std::string, GetStatusResponse> statuses;
+  std::map<std::string, Status> failed;
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    FLOWVM_RETURN_IF_ERROR(
+        FetchStatuses(std::min<std::chrono::milliseconds>(std::max(left, std::chrono::milliseconds(1)),
+                                                          std::chrono::milliseconds(2000)),
+                      &statuses, &failed));
+    if (failed.empty()) break;
+    if (Clock::now() >= deadline) {
+      std::string list;
+      for (const auto& [task, s] : failed) list += "\n  " + workers_->Describe(task) + ": " + s.message();
+      return errors::Unavailable("creating the session: ", failed.size(), " of ", tasks_.size(),
+                                 " tasks did not answer within ", timeout.count(), " ms:", list);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [task, status] : statuses) {
+    if (status.task() != task)
+      return errors::FailedPrecondition(workers_->Describe(task), " answers as task '", status.task(),
+                                        "': its cluster file disagrees with the master's");
+    task_incarnations_[task] = status.incarnation();
+    for (const DeviceAttributes& d : status.device()) devices_[d.name()] = d;
+  }
+  std::vector<PlacementDevice> described;
+  for (const auto& [name, d] : devices_) {
+    auto parsed = ParseDeviceName(name);
+    if (!parsed.ok()) return parsed.status();
+    described.push_back({name, *parsed, d.device_type()});
+  }
+  return ValidateGraphForDevices(graph_, described, options_.allow_soft_placement());
+}
+
+Status MasterSession::Extend(const GraphDef& graph) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (closed_) return errors::FailedPrecondition("Extend on a closed session");
+  GraphDef merged = graph_;
+  for (const NodeDef& n : graph.node()) *merged.add_node() = n;
+  if (graph.has_versions() && !graph_.has_versions()) *merged.mutable_versions() = graph.versions();
+  std::vector<PlacementDevice> described;
+  for (const auto& [name, d] : devices_) described.push_back({name, *ParseDeviceName(name), d.device_type()});
+  Status s = ValidateGraphForDevices(merged, described, options_.allow_soft_placement());
+  if (!s.ok()) return s.WithContext("Extend");
+  graph_ = std::move(merged);
+  return Status::OK();
+}
+
+StatusOr<std::shared_ptr<MasterSession::Prepared>> MasterSession::Prepare(const std::vector<std::string>& feeds,
+                                                                          const std::vector<std::string>& fetches,
+                                                                          const std::vector<std::string>& targets) {
+  const auto start = Clock::now();
+  auto prepared = std::make_shared<Prepared>();
+  GraphDef graph;
+  std::map<std::string, std::string> pinned;
+  PlanInputs in;
+  std::map<std::string, uint64_t> incarnations;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    graph = graph_;
+    pinned = pinned_;
+    for (const auto& [name, d] : devices_) {
+      in.devices.push_back({name, *ParseDeviceName(name), d.device_type()});
+      incarnations[name] = d.incarnation();
+    }
+  }
+  in.graph = &graph;
+  in.incarnation = [&incarnations](const std::string& name) -> uint64_t {
+    auto it = incarnations.find(name);
+    return it == incarnations.end() ? 0 : it->second;
+  };
+  in.options = &session_options_;
+  in.cost_model = &cost_model_;
+  in.pinned = &pinned;
+  FLOWVM_ASSIGN_OR_RETURN(prepared->plan, PlanStep(in, feeds, fetches, targets));
+  prepared->feeds = prepared->plan.feeds;
+
+  // One graph per task: the partitions of its devices, with the feeds and
+  // fetches made client-terminated.
+  std::map<std::string, GraphDef> by_task;
+  std::map<std::string, ClientKeys> keys;
+  for (auto& [device, def] : prepared->plan.partitions) {
+    auto parsed = ParseDeviceName(device);
+    if (!parsed.ok()) return parsed.status();
+    const std::string task = DeviceTaskName(*parsed);
+    FLOWVM_RETURN_IF_ERROR(MakeClientTerminated(device, incarnations[device], feeds, fetches, &def, &keys[task]));
+    GraphDef& g = by_task[task];
+    for (NodeDef& n : *def.mutable_node()) *g.add_node() = std::move(n);
+    if (def.has_versions()) *g.mutable_versions() = def.versions();
+    if (def.has_library()) *g.mutable_library() = def.library();
+  }
+  prepared->plan.partitions.clear();
+
+  struct Registration {
+    TaskPart part;
+    CallOptions opts{kControlRpcTimeout};
+    RegisterGraphRequest request;
+    RegisterGraphResponse response;
+    Waiter waiter;
+  };
+  std::vector<std::unique_ptr<Registration>> regs;
+  for (auto& [task, def] : by_task) {
+    auto r = std::make_unique<Registration>();
+    r->part.task = task;
+    r->part.worker = workers_->Get(task);
+    r->part.keys = std::move(keys[task]);
+    if (r->part.worker == nullptr) return errors::NotFound("task ", task, " is not in the cluster");
+    r->request.set_session_handle(handle_);
+    for (const NodeDef& n : def.node())
+      if (!n.device().empty() && incarnations.count(n.device())) {
+        bool listed = false;
+        for (const auto& e : r->request.expected_device()) listed = listed || e.name() == n.device();
+        if (!listed) {
+          DeviceAttributes* e = r->request.add_expected_device();
+          e->set_name(n.device());
+          e->set_incarnation(incarnations[n.device()]);
+        }
+      }
+    prepared->partition_graphs.push_back(def);
+    *r->request.mutable_graph_def() = std::move(def);
+    regs.push_back(std::move(r));
+  }
+  for (auto& r : regs) r->part.worker->RegisterGraphAsync(&r->opts, &r->request, &r->response, r->waiter.Callback());
+  Status status;
+  for (auto& r : regs) {
+    Status s = r->waiter.Wait();
+    if (!s.ok() && status.ok()) status = s.WithContext("registering the step's graph with " +
+                                                        workers_->Describe(r->part.task));
+    r->part.graph_handle = r->response.graph_handle();
+    prepared->parts.push_back(std::move(r->part));
+  }
+  if (!status.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    suspect_ = true;
+    return status;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [node, device] : prepared->plan.stateful_placements) pinned_.try_emplace(node, device);
+  }
+  prepared->prepare_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  return prepared;
+}
+
+Status MasterSession::RefreshAfterFailure() {
+  std::map<std::string, GetStatusResponse> statuses;
+  std::map<std::string, Status> failed;
+  FLOWVM_RETURN_IF_ERROR(FetchStatuses(std::chrono::milliseconds(2000), &statuses, &failed));
+  if (!failed.empty()) {
+    std::string list;
+    for (const auto& [task, s] : failed) list += (list.empty() ? "" : "; ") + workers_->Describe(task) + ": " + s.message();
+    return errors::Unavailable("the cluster is not whole: ", list);
+  }
+  std::string restarted;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [task, status] : statuses) {
+    const uint64_t before = task_incarnations_[task];
+    if (before != status.incarnation())
+      restarted += (restarted.empty() ? "" : ", ") + task + " (incarnation " + Hex(before) + " -> " +
+                   Hex(status.incarnation()) + ")";
+    task_incarnations_[task] = status.incarnation();
+    for (const DeviceAttributes& d : status.device()) devices_[d.name()] = d;
+  }
+  // Registrations may be gone with a restarted task; register anew.
+  cache_.clear();
+  suspect_ = false;
+  if (!restarted.empty())
+    return errors::Aborted("since the last step, task ", restarted,
+                           " restarted: the state it held (variables, queues) is gone; the next step registers "
+                           "its graphs again");
+  return Status::OK();
+}
+
+void MasterSession::Cleanup(const Prepared& prepared, int64_t step_id) {
+  for (const TaskPart& part : prepared.parts) {
+    struct Call {
+      CallOptions opts{std::chrono::seconds(10)};
+      CleanupGraphRequest request;
+      CleanupGraphResponse response;
+    };
+    auto* call = new Call;
+    call->request.add_step_id(step_id);
+    part.worker->CleanupGraphAsync(&call->opts, &call->request, &call->response,
+                                   [call](const Status&) { delete call; });
+  }
+}
+
+Status MasterSession::Run(const RunStepRequest& request, const std::vector<Tensor>& feed_values,
+                          RunStepResponse* response, std::vector<Tensor>* fetches) {
+  const auto run_start = Clock::now();
+  bool suspect;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return errors::FailedPrecondition("Run on a closed session");
+    suspect = suspect_;
+  }
+  if (suspect) FLOWVM_RETURN_IF_ERROR(RefreshAfterFailure());
+  const RunOptions& run_options = request.options();
+  if (run_options.timeout_in_ms() < 0)
+    return errors::InvalidArgument("RunOptions.timeout_in_ms must be >= 0, got ", run_options.timeout_in_ms());
+
+  const std::string key = SignatureKey(request);
+  std::shared_ptr<Prepared> prepared;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = cache_.find(key);
+    if (it != cache_.end()) prepared = it->second;
+  }
+  const bool hit = prepared != nullptr;
+  if (!hit) {
+    std::vector<std::string> feeds, fetch, targets;
+    for (const auto& f : request.feed()) feeds.push_back(f.name());
+    fetch.assign(request.fetch().begin(), request.fetch().end());
+    targets.assign(request.target().begin(), request.target().end());
+    FLOWVM_ASSIGN_OR_RETURN(prepared, Prepare(feeds, fetch, targets));
+    std::lock_guard<std::mutex> lock(mu_);
+    auto [it, inserted] = cache_.emplace(key, prepared);
+    if (!inserted) prepared = it->second;
+  }
+  {
+    std::vector<std::pair<std::string, Tensor>> named;
+    for (int i = 0; i < request.feed_size(); ++i) named.emplace_back(request.feed(i).name(), feed_values[i]);
+    FLOWVM_RETURN_IF_ERROR(CheckFeedValues(prepared->feeds, named));
+  }
+
+  const int64_t step_id = NewStepId();
+  StepState state;
+  state.id = step_id;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return errors::FailedPrecondition("Run on a closed session");
+    live_.insert(&state);
+  }
+
+  struct Outcome {
+    Status status;
+    bool derived = false;
+    std::string task;
+  };
+  struct Shared {
+    std::mutex mu;
+    std::condition_variable cv;
+    int remaining = 0;
+    bool aborted = false;
+    std::vector<Outcome> errors;
+  };
+  auto shared = std::make_shared<Shared>();
+  const size_t n = prepared->parts.size();
+  shared->remaining = static_cast<int>(n);
+  std::vector<RunGraphCall> calls(n);
+  const auto rpc_timeout = run_options.timeout_in_ms() > 0
+                               ? std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::milliseconds(run_options.timeout_in_ms()) + kAbortGrace)
+                               : std::chrono::duration_cast<Clock::duration>(kStepRpcTimeout);
+  for (size_t i = 0; i < n; ++i) state.calls.push_back(std::make_shared<CallOptions>(rpc_timeout));
+
+  // Aborts the step on every task but `except` (the one that failed).
+  auto abort_others = [&prepared, step_id](const Status& reason, const std::string& except) {
+    for (const TaskPart& part : prepared->parts) {
+      if (part.task == except) continue;
+      struct Call {
+        CallOptions opts{std::chrono::seconds(5)};
+        AbortStepRequest request;
+        AbortStepResponse response;
+      };
+      auto* call = new Call;
+      call->request.set_step_id(step_id);
+      call->request.set_status_code(static_cast<int>(reason.code()));
+      call->request.set_status_message(reason.message());
+      part.worker->AbortStepAsync(&call->opts, &call->request, &call->response,
+                                  [call](const Status&) { delete call; });
+    }
+  };
+  state.abort = [shared, abort_others](const Status& reason) {
+    {
+      std::lock_guard<std::mutex> lock(shared->mu);
+      if (shared->aborted) return;
+      shared->aborted = true;
+      shared->errors.push_back({reason, false, ""});
+    }
+    abort_others(reason, "");
+  };
+
+  for (size_t i = 0; i < n; ++i) {
+    const TaskPart& part = prepared->parts[i];
+    RunGraphCall& call = calls[i];
+    call.request.set_session_handle(handle_);
+    call.request.set_graph_handle(part.graph_handle);
+    call.request.set_step_id(step_id);
+    call.request.set_trace_level(run_options.trace_level());
+    call.request.set_timeout_in_ms(run_options.timeout_in_ms());
+    call.request.set_compress_float_transfers(options_.compress_float_transfers());
+    for (const auto& [index, k] : part.keys.feeds) {
+      NamedTensorMeta* m = call.request.add_send();
+      m->set_name(k);
+      call.send_tensors.push_back(feed_values[index]);
+    }
+    for (const auto& [index, k] : part.keys.fetches) call.request.add_recv_key(k);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const TaskPart& part = prepared->parts[i];
+    RunGraphCall* call = &calls[i];
+    part.worker->RunGraphAsync(
+        state.calls[i].get(), call, [shared, call, task = part.task, abort_others](const Status& transport) {
+          Status s = transport;
+          bool derived = false;
+          if (s.ok() && call->response.status_code() != 0) {
+            s = Status(static_cast<Code>(call->response.status_code()), call->response.status_message());
+            derived = call->response.derived_error();
+          }
+          bool first = false;
+          {
+            std::lock_guard<std::mutex> lock(shared->mu);
+            if (!s.ok()) {
+              shared->errors.push_back({s, derived, task});
+              if (!shared->aborted) first = shared->aborted = true;
+            }
+          }
+          if (first) abort_others(s, task);
+          std::lock_guard<std::mutex> lock(shared->mu);
+          if (--shared->remaining == 0) shared->cv.notify_all();
+        });
+  }
+  {
+    std::unique_lock<std::mutex> lock(shared->mu);
+    shared->cv.wait(lock, [&] { return shared->remaining == 0 || shared->aborted; });
+    if (shared->remaining > 0 &&
+        !shared->cv.wait_for(lock, kAbortGrace, [&] { return shared->remaining == 0; })) {
+      // A task that does not answer its abort in time: cut its call.
+      lock.unlock();
+      for (auto& c : state.calls) c->StartCancel();
+      lock.lock();
+      shared->cv.wait(lock, [&] { return shared->remaining == 0; });
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    live_.erase(&state);
+    if (live_.empty()) live_cv_.notify_all();
+  }
+
+  // The error to report: the first that is a cause, not a consequence.
+  Status status;
+  {
+    std::lock_guard<std::mutex> lock(shared->mu);
+    const Outcome* pick = nullptr;
+    for (const Outcome& o : shared->errors)
+      if (!o.derived && (pick == nullptr)) pick = &o;
+    if (pick == nullptr && !shared->errors.empty()) pick = &shared->errors.front();
+    if (pick != nullptr) {
+      status = pick->status;
+      if (!pick->task.empty() && status.message().find(pick->task) == std::string::npos)
+        status = status.WithContext("on task " + pick->task);
+    }
+  }
+  if (!status.ok() && (status.code() == Code::kUnavailable || status.code() == Code::kAborted)) {
+    // A lost or restarted task: look now, so that a restart is reported by
+    // this step (once) and the next one registers anew.
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      suspect_ = true;
+    }
+    Status refreshed = RefreshAfterFailure();
+    if (refreshed.code() == Code::kAborted) status = refreshed;
+  }
+  Cleanup(*prepared, step_id);
+
+  RunStepStats* stats = response->mutable_stats();
+  stats->set_step_id(step_id);
+  stats->set_cache_hit(hit);
+  stats->set_graph_nodes(prepared->plan.graph_nodes);
+  stats->set_executed_nodes(prepared->plan.executed_nodes);
+  stats->set_partitions(static_cast<int>(n));
+  stats->set_prepare_ms(hit ? 0 : prepared->prepare_ms);
+  stats->set_run_ms(std::chrono::duration<double, std::milli>(Clock::now() - run_start).count());
+  for (const auto& p : prepared->plan.pruned) stats->add_pruned(p);
+  if (!hit) {
+    for (const auto& l : prepared->plan.optimizations) stats->add_optimizations(l);
+    for (const auto& l : prepared->plan.placement) stats->add_placement(l);
+    for (const auto& l : prepared->plan.transfers) stats->add_transfers(l);
+    for (const auto& l : prepared->plan.scheduled_recvs) stats->add_scheduled_recvs(l);
+  }
+  if (run_options.trace_level() != RunOptions::NO_TRACE)
+    for (const RunGraphCall& call : calls)
+      for (const DeviceStepStats& d : call.response.step_stats().dev_stats())
+        *response->mutable_metadata()->mutable_step_stats()->add_dev_stats() = d;
+  if (run_options.output_partition_graphs())
+    for (const GraphDef& g : prepared->partition_graphs) *response->mutable_metadata()->add_partition_graphs() = g;
+  if (!status.ok()) return status;
+
+  fetches->assign(request.fetch_size(), Tensor());
+  for (size_t i = 0; i < n; ++i) {
+    const TaskPart& part = prepared->parts[i];
+    const RunGraphCall& call = calls[i];
+    if (call.recv_tensors.size() != part.keys.fetches.size())
+      return errors::Internal(workers_->Describe(part.task), " returned ", call.recv_tensors.size(), " fetches, not ",
+                              part.keys.fetches.size());
+    for (size_t j = 0; j < part.keys.fetches.size(); ++j)
+      (*fetches)[part.keys.fetches[j].first] = call.recv_tensors[j];
+  }
+  for (int i = 0; i < request.fetch_size(); ++i)
+    if (!(*fetches)[i].IsInitialized())
+      return errors::Internal("fetch '", request.fetch(i), "' produced no value");
+  return Status::OK();
+}
+
+void MasterSession::ListDevices(ListDevicesResponse* response) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [name, d] : devices_) *response->add_device() = d;
+}
+
+Status MasterSession::Reset(const std::vector<std::string>& containers) {
+  struct Call {
+    CallOptions opts{kControlRpcTimeout};
+    ResetContainersRequest request;
+    ResetContainersResponse response;
+    Waiter waiter;
+    std::string task;
+  };
+  std::vector<std::unique_ptr<Call>> calls;
+  for (const std::string& task : tasks_) {
+    auto call = std::make_unique<Call>();
+    call->task = task;
+    for (const std::string& c : containers) call->request.add_container(c);
+    WorkerInterface* w = workers_->Get(task);
+    if (w == nullptr) continue;
+    w->ResetContainersAsync(&call->opts, &call->request, &call->response, call->waiter.Callback());
+    calls.push_back(std::move(call));
+  }
+  Status status;
+  for (auto& c : calls) {
+    Status s = c->waiter.Wait();
+    if (!s.ok()) status.Update(s.WithContext("resetting containers on " + workers_->Describe(c->task)));
+  }
+  return status;
+}
+
+Status MasterSession::Close() {
+  std::map<std::string, std::shared_ptr<Prepared>> cache;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!closed_) {
+      closed_ = true;
+      for (StepState* s : live_)
+        s->abort(errors::Cancelled("the session was closed while step ", s->id, " was running"));
+    }
+    live_cv_.wait(lock, [this] { return live_.empty(); });
+    cache.swap(cache_);
+  }
+  // Deregister what this session registered (best effort: a task that is
+  // gone has nothing left to free).
+  for (const auto& [key, prepared] : cache)
+    for (const TaskPart& part : prepared->parts) {
+      if (part.graph_handle.empty()) continue;
+      struct Call {
+        CallOptions opts{std::chrono::seconds(5)};
+        DeregisterGraphRequest request;
+        DeregisterGraphResponse response;
+      };
+      auto* call = new Call;
+      call->request.set_session_handle(handle_);
+      call->request.set_graph_handle(part.graph_handle);
+      part.worker->DeregisterGraphAsync(&call->opts, &call->request, &call->response,
+                                        [call](const Status&) { delete call; });
+    }
+  return Status::OK();
+}
+
+}  // namespace flowvm

@@ -1,0 +1,87 @@
+// MasterSession: one client session on a cluster (paper 3.2). It keeps the
+// session's graph, learns the devices of the tasks that take part, and per
+// Run signature prunes, places over every device of those tasks,
+// partitions, and registers one graph per task with its worker, once
+// (cached). A step is then one RunGraph per task with a cluster-unique
+// random step id; the first error aborts the step on every task and the
+// client gets that error, not the cancellations it caused.
+//
+// A task that became unreachable or restarted (new incarnation) fails the
+// step that meets it; the next Run looks at the cluster again, reports a
+// restart once, and registers its partitions anew.
+//
+// Thread-safe: concurrent Runs share the cache; Close cancels running
+// steps and waits for them.
+#ifndef FLOWVM_DISTRIBUTED_MASTER_SESSION_H_
+#define FLOWVM_DISTRIBUTED_MASTER_SESSION_H_
+
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "distributed/worker_cache.h"
+#include "flowvm/master.pb.h"
+#include "flowvm/session.h"
+#include "runtime/cost_model.h"
+
+namespace flowvm {
+
+class MasterSession {
+ public:
+  MasterSession(WorkerCache* workers, std::string handle, const MasterSessionOptions& options, GraphDef graph);
+  ~MasterSession();
+
+  // Waits (up to the connect timeout) until every task taking part answers,
+  // learns their devices and checks the graph against them. Unavailable
+  // listing the tasks that did not answer.
+  Status Connect();
+  Status Extend(const GraphDef& graph);
+  // feeds[i] goes with request.feed(i); fetches get one tensor per fetch.
+  Status Run(const RunStepRequest& request, const std::vector<Tensor>& feeds, RunStepResponse* response,
+             std::vector<Tensor>* fetches);
+  void ListDevices(ListDevicesResponse* response) const;
+  Status Reset(const std::vector<std::string>& containers);
+  // Aborts running steps, waits for them, deregisters the graphs.
+  Status Close();
+
+  const std::string& handle() const { return handle_; }
+
+ private:
+  struct TaskPart;
+  struct Prepared;
+  struct StepState;
+
+  StatusOr<std::shared_ptr<Prepared>> Prepare(const std::vector<std::string>& feeds,
+                                              const std::vector<std::string>& fetches,
+                                              const std::vector<std::string>& targets);
+  Status RefreshAfterFailure();
+  Status FetchStatuses(std::chrono::milliseconds timeout, std::map<std::string, GetStatusResponse>* out,
+                       std::map<std::string, Status>* failed);
+  void Cleanup(const Prepared& prepared, int64_t step_id);
+
+  WorkerCache* const workers_;
+  const std::string handle_;
+  const MasterSessionOptions options_;
+  SessionOptions session_options_;
+  CostModel cost_model_;
+
+  mutable std::mutex mu_;
+  GraphDef graph_;
+  std::vector<std::string> tasks_;                       // taking part
+  std::map<std::string, DeviceAttributes> devices_;      // full name ->
+  std::map<std::string, uint64_t> task_incarnations_;
+  std::map<std::string, std::shared_ptr<Prepared>> cache_;  // by signature
+  std::map<std::string, std::string> pinned_;
+  bool suspect_ = false;  // a step failed in a way that may mean a lost task
+  bool closed_ = false;
+  std::set<StepState*> live_;
+  std::condition_variable live_cv_;
+};
+
+}  // namespace flowvm
+
+#endif  // FLOWVM_DISTRIBUTED_MASTER_SESSION_H_

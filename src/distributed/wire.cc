@@ -1,0 +1,334 @@
+#include "distributed/wire.h"
+
+#include <cstring>
+#include <limits>
+#include <new>
+
+namespace flowvm {
+
+namespace {
+
+// Tensors this small are copied into their own slice: cheaper than a
+// reference-holding external slice.
+constexpr size_t kCopyBelowBytes = 512;
+
+bool IsFloatCompressed(const Tensor& t, bool bfloat16) { return bfloat16 && t.dtype() == DT_FLOAT; }
+
+void AppendVarint(uint64_t v, std::string* out) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>(v | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+size_t VarintSize(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    ++n;
+  }
+  return n;
+}
+
+std::string EncodeStrings(const Tensor& t) {
+  std::string out;
+  const std::string* s = t.data<std::string>();
+  for (int64_t i = 0; i < t.NumElements(); ++i) {
+    AppendVarint(s[i].size(), &out);
+    out.append(s[i]);
+  }
+  return out;
+}
+
+grpc::Slice OwnedString(std::string s) {
+  auto* heap = new std::string(std::move(s));
+  return grpc::Slice(heap->data(), heap->size(), [](void* p) { delete static_cast<std::string*>(p); }, heap);
+}
+
+// A slice of `len` bytes at `data`, inside `t`'s buffer, that keeps `t`
+// alive until gRPC is done with it.
+grpc::Slice PointInto(const Tensor& t, const char* data, size_t len) {
+  if (len < kCopyBelowBytes) return grpc::Slice(data, len);
+  auto* ref = new Tensor(t);
+  return grpc::Slice(const_cast<char*>(data), len, [](void* p) { delete static_cast<Tensor*>(p); }, ref);
+}
+
+grpc::Slice Bfloat16Bytes(const Tensor& t, int64_t first, int64_t count) {
+  std::string out(static_cast<size_t>(count) * 2, '\0');
+  const float* in = t.data<float>() + first;
+  auto* dst = reinterpret_cast<uint16_t*>(out.data());
+  for (int64_t i = 0; i < count; ++i) dst[i] = FloatToBfloat16(in[i]);
+  return OwnedString(std::move(out));
+}
+
+void Describe(const Tensor& t, bool is_dead, bool compressed, TensorMeta* meta) {
+  meta->set_dtype(t.dtype());
+  t.shape().AsProto(meta->mutable_shape());
+  meta->set_is_dead(is_dead);
+  meta->set_bfloat16_compressed(compressed);
+}
+
+Status DecodeStrings(const char* p, uint64_t size, const std::string& what, Tensor* t) {
+  const char* end = p + size;
+  std::string* out = t->data<std::string>();
+  for (int64_t i = 0; i < t->NumElements(); ++i) {
+    uint64_t len = 0;
+    int shift = 0;
+    while (true) {
+      if (p == end || shift > 63) return errors::InvalidArgument(what, ": string tensor bytes are truncated");
+      const uint8_t b = static_cast<uint8_t>(*p++);
+      len |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) break;
+      shift += 7;
+    }
+    if (len > static_cast<uint64_t>(end - p))
+      return errors::InvalidArgument(what, ": string element ", i, " claims ", len, " bytes but ", end - p,
+                                     " remain");
+    out[i].assign(p, len);
+    p += len;
+  }
+  if (p != end) return errors::InvalidArgument(what, ": ", end - p, " bytes left over after the strings");
+  return Status::OK();
+}
+
+// The tensor a meta describes, allocated (strings empty), and the bytes
+// its numeric encoding must have.
+Status AllocateFor(const TensorMeta& meta, const std::string& what, Tensor* out, uint64_t* numeric_bytes) {
+  const DataType dtype = meta.dtype();
+  if (!DataType_IsValid(dtype) || !DataTypeIsStorable(dtype) || IsRefType(dtype))
+    return errors::InvalidArgument(what, ": data type ", static_cast<int>(dtype), " cannot travel as a tensor");
+  auto shape = TensorShape::FromProto(meta.shape());
+  if (!shape.ok()) return shape.status().WithContext(what);
+  if (meta.bfloat16_compressed() && dtype != DT_FLOAT)
+    return errors::InvalidArgument(what, ": only float32 travels as bfloat16, not ", DataTypeName(dtype));
+  const size_t elem = dtype == DT_STRING ? 0 : (meta.bfloat16_compressed() ? 2 : DataTypeSize(dtype));
+  const int64_t n = shape->num_elements();
+  if (elem > 0 && n > 0 && static_cast<uint64_t>(n) > std::numeric_limits<uint64_t>::max() / elem)
+    return errors::InvalidArgument(what, ": shape ", shape->DebugString(), " is too large");
+  *numeric_bytes = static_cast<uint64_t>(n) * elem;
+  const uint64_t encoded = meta.total_byte_size() > 0 ? meta.total_byte_size() : meta.byte_size();
+  if (dtype != DT_STRING && encoded != *numeric_bytes)
+    return errors::InvalidArgument(what, ": a ", DataTypeName(dtype), " tensor of shape ", shape->DebugString(),
+                                   " has ", *numeric_bytes, " bytes, but ", encoded, " were announced");
+  // A string takes at least its one-byte length.
+  if (dtype == DT_STRING && encoded < static_cast<uint64_t>(n))
+    return errors::InvalidArgument(what, ": ", n, " strings cannot fit in ", encoded, " bytes");
+  auto t = Tensor::Allocate(dtype, *shape);
+  if (!t.ok())
+    return errors::ResourceExhausted(what, ": cannot allocate a ", DataTypeName(dtype), " tensor of shape ",
+                                     shape->DebugString());
+  *out = std::move(*t);
+  return Status::OK();
+}
+
+// Widens `n` bfloat16 values at the start of float tensor `t`, in place
+// (from the last one down, so no value is overwritten before it is read).
+void WidenInPlace(Tensor* t) {
+  const int64_t n = t->NumElements();
+  const auto* in = reinterpret_cast<const uint16_t*>(t->raw_data());
+  float* out = t->data<float>();
+  for (int64_t i = n - 1; i >= 0; --i) out[i] = Bfloat16ToFloat(in[i]);
+}
+
+}  // namespace
+
+uint16_t FloatToBfloat16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof(bits));
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40);  // quiet NaN
+  const uint32_t rounding = 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<uint16_t>((bits + rounding) >> 16);
+}
+
+float Bfloat16ToFloat(uint16_t b) {
+  const uint32_t bits = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
+uint64_t EncodedSize(const Tensor& t, bool bfloat16) {
+  if (!t.IsInitialized()) return 0;
+  if (t.dtype() == DT_STRING) {
+    uint64_t n = 0;
+    const std::string* s = t.data<std::string>();
+    for (int64_t i = 0; i < t.NumElements(); ++i) n += VarintSize(s[i].size()) + s[i].size();
+    return n;
+  }
+  if (IsFloatCompressed(t, bfloat16)) return static_cast<uint64_t>(t.NumElements()) * 2;
+  return t.TotalBytes();
+}
+
+void WirePayload::AddTensor(const Tensor& t, bool is_dead, bool bfloat16, TensorMeta* meta) {
+  const bool compressed = IsFloatCompressed(t, bfloat16);
+  Describe(t, is_dead, compressed, meta);
+  if (is_dead || !t.IsInitialized() || t.NumElements() == 0) {
+    meta->set_byte_size(0);
+    return;
+  }
+  grpc::Slice slice;
+  if (t.dtype() == DT_STRING) {
+    slice = OwnedString(EncodeStrings(t));
+  } else if (compressed) {
+    slice = Bfloat16Bytes(t, 0, t.NumElements());
+  } else {
+    slice = PointInto(t, static_cast<const char*>(t.raw_data()), t.TotalBytes());
+  }
+  meta->set_byte_size(slice.size());
+  bytes_ += slice.size();
+  slices_.push_back(std::move(slice));
+}
+
+void WirePayload::AddTensorChunk(const Tensor& t, bool is_dead, bool bfloat16, uint64_t offset, uint64_t max_bytes,
+                                 TensorMeta* meta) {
+  const bool compressed = IsFloatCompressed(t, bfloat16);
+  Describe(t, is_dead, compressed, meta);
+  const uint64_t total = is_dead ? 0 : EncodedSize(t, bfloat16);
+  meta->set_total_byte_size(total);
+  if (offset >= total) {
+    meta->set_byte_size(0);
+    return;
+  }
+  uint64_t len = std::min(max_bytes, total - offset);
+  grpc::Slice slice;
+  if (t.dtype() == DT_STRING) {
+    std::string all = EncodeStrings(t);
+    slice = OwnedString(all.substr(offset, len));
+  } else if (compressed) {
+    // Chunks hold whole bfloat16 values.
+    len &= ~uint64_t{1};
+    if (len == 0) len = 2;
+    slice = Bfloat16Bytes(t, static_cast<int64_t>(offset / 2), static_cast<int64_t>(len / 2));
+  } else {
+    slice = PointInto(t, static_cast<const char*>(t.raw_data()) + offset, len);
+  }
+  meta->set_byte_size(slice.size());
+  bytes_ += slice.size();
+  slices_.push_back(std::move(slice));
+}
+
+grpc::ByteBuffer WirePayload::Seal(const google::protobuf::Message& header) {
+  const size_t header_size = header.ByteSizeLong();
+  std::string head(4 + header_size, '\0');
+  const uint32_t n = static_cast<uint32_t>(header_size);
+  for (int i = 0; i < 4; ++i) head[i] = static_cast<char>((n >> (8 * i)) & 0xff);
+  header.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(head.data() + 4));
+  std::vector<grpc::Slice> all;
+  all.reserve(1 + slices_.size());
+  all.push_back(OwnedString(std::move(head)));
+  for (grpc::Slice& s : slices_) all.push_back(std::move(s));
+  slices_.clear();
+  bytes_ = 0;
+  return grpc::ByteBuffer(all.data(), all.size());
+}
+
+Status WireReader::Open(const grpc::ByteBuffer& message, google::protobuf::Message* header) {
+  slices_.clear();
+  slice_ = pos_ = 0;
+  remaining_ = 0;
+  if (!message.Valid()) return errors::InvalidArgument("empty message");
+  if (!message.Dump(&slices_).ok()) return errors::InvalidArgument("unreadable message");
+  for (const grpc::Slice& s : slices_) remaining_ += s.size();
+  uint8_t len_bytes[4];
+  if (!Copy(len_bytes, 4)) return errors::InvalidArgument("message of ", remaining_, " bytes has no header length");
+  const uint32_t len = len_bytes[0] | (len_bytes[1] << 8) | (len_bytes[2] << 16) | (static_cast<uint32_t>(len_bytes[3]) << 24);
+  if (len > remaining_ || len > static_cast<uint32_t>(std::numeric_limits<int32_t>::max()))
+    return errors::InvalidArgument("message header claims ", len, " bytes but ", remaining_, " remain");
+  std::string head(len, '\0');
+  Copy(head.data(), len);
+  if (!header->ParseFromString(head))
+    return errors::InvalidArgument("message header does not parse as ", header->GetTypeName());
+  return Status::OK();
+}
+
+bool WireReader::Copy(void* dst, uint64_t n) {
+  if (n > remaining_) return false;
+  char* out = static_cast<char*>(dst);
+  while (n > 0) {
+    const grpc::Slice& s = slices_[slice_];
+    const size_t take = std::min<uint64_t>(n, s.size() - pos_);
+    if (out != nullptr) {
+      std::memcpy(out, s.begin() + pos_, take);
+      out += take;
+    }
+    pos_ += take;
+    n -= take;
+    remaining_ -= take;
+    if (pos_ == s.size()) {
+      ++slice_;
+      pos_ = 0;
+    }
+  }
+  return true;
+}
+
+Status WireReader::ReadBytes(void* dst, uint64_t n) {
+  if (!Copy(dst, n)) return errors::InvalidArgument("message announces ", n, " payload bytes but ", remaining_, " remain");
+  return Status::OK();
+}
+
+Status WireReader::ReadTensor(const TensorMeta& meta, const std::string& what, Tensor* out) {
+  if (meta.total_byte_size() > meta.byte_size())
+    return errors::InvalidArgument(what, ": a chunk of a tensor where a whole one was expected");
+  if (meta.byte_size() > remaining_)
+    return errors::InvalidArgument(what, ": announces ", meta.byte_size(), " bytes but the message has ", remaining_,
+                                   " left");
+  if (meta.is_dead()) {
+    if (!Copy(nullptr, meta.byte_size())) return errors::InvalidArgument(what, ": truncated");
+    *out = Tensor();
+    return Status::OK();
+  }
+  uint64_t numeric_bytes = 0;
+  FLOWVM_RETURN_IF_ERROR(AllocateFor(meta, what, out, &numeric_bytes));
+  if (meta.dtype() == DT_STRING) {
+    std::string bytes(meta.byte_size(), '\0');
+    Copy(bytes.data(), bytes.size());
+    return DecodeStrings(bytes.data(), bytes.size(), what, out);
+  }
+  Copy(out->raw_data(), numeric_bytes);
+  if (meta.bfloat16_compressed()) WidenInPlace(out);
+  return Status::OK();
+}
+
+Status ChunkedTensor::Start(const TensorMeta& meta, const std::string& what) {
+  meta_ = meta;
+  total_ = meta.total_byte_size();
+  received_ = 0;
+  uint64_t numeric_bytes = 0;
+  FLOWVM_RETURN_IF_ERROR(AllocateFor(meta, what, &tensor_, &numeric_bytes));
+  if (meta.dtype() == DT_STRING) {
+    try {
+      staging_.assign(total_, '\0');
+    } catch (const std::bad_alloc&) {
+      return errors::ResourceExhausted(what, ": cannot allocate ", total_, " bytes for its strings");
+    }
+  }
+  return Status::OK();
+}
+
+Status ChunkedTensor::Add(const TensorMeta& meta, uint64_t offset, WireReader* reader, const std::string& what) {
+  if (meta.total_byte_size() != total_ || meta.dtype() != meta_.dtype())
+    return errors::InvalidArgument(what, ": a chunk disagrees with the first about the tensor");
+  if (offset != received_ || meta.byte_size() > total_ - received_ || meta.byte_size() == 0)
+    return errors::InvalidArgument(what, ": chunk at offset ", offset, " of ", meta.byte_size(),
+                                   " bytes does not follow ", received_, " of ", total_);
+  char* dst = meta_.dtype() == DT_STRING ? staging_.data() : static_cast<char*>(tensor_.raw_data());
+  FLOWVM_RETURN_IF_ERROR(reader->ReadBytes(dst + offset, meta.byte_size()));
+  received_ += meta.byte_size();
+  return Status::OK();
+}
+
+Status ChunkedTensor::Finish(Tensor* out) {
+  if (!complete()) return errors::Internal("tensor incomplete: ", received_, " of ", total_, " bytes");
+  if (meta_.dtype() == DT_STRING) {
+    FLOWVM_RETURN_IF_ERROR(DecodeStrings(staging_.data(), staging_.size(), "chunked tensor", &tensor_));
+    std::string().swap(staging_);
+  } else if (meta_.bfloat16_compressed()) {
+    WidenInPlace(&tensor_);
+  }
+  *out = std::move(tensor_);
+  return Status::OK();
+}
+
+}  // namespace flowvm

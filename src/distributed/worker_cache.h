@@ -1,0 +1,41 @@
+// WorkerCache: the WorkerInterface of every task of the cluster, by task
+// name. This task's is the in-process Worker (no RPC); the others are
+// GrpcRemoteWorkers over one channel each, made on first use. Thread-safe;
+// the interfaces live as long as the cache.
+#ifndef FLOWVM_DISTRIBUTED_WORKER_CACHE_H_
+#define FLOWVM_DISTRIBUTED_WORKER_CACHE_H_
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "distributed/worker_interface.h"
+#include "flowvm/cluster.h"
+
+namespace flowvm {
+
+class WorkerCache {
+ public:
+  // `local` (not owned, may be null) serves `local_task`.
+  WorkerCache(ClusterSpec cluster, std::string local_task, WorkerInterface* local);
+  ~WorkerCache();
+
+  // Null if the task is not in the cluster.
+  WorkerInterface* Get(const std::string& task);
+  // "task /job:ps/replica:0/task:0 (localhost:2222)", for messages.
+  std::string Describe(const std::string& task) const;
+  const ClusterSpec& cluster() const { return cluster_; }
+  const std::string& local_task() const { return local_task_; }
+
+ private:
+  const ClusterSpec cluster_;
+  const std::string local_task_;
+  WorkerInterface* const local_;
+  std::mutex mu_;
+  std::map<std::string, std::unique_ptr<WorkerInterface>> remote_;
+};
+
+}  // namespace flowvm
+
+#endif  // FLOWVM_DISTRIBUTED_WORKER_CACHE_H_
