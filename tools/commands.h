@@ -14,6 +14,8 @@ Status RunCommand(const std::vector<std::string>& args);
 Status InspectCommand(const std::vector<std::string>& args);
 Status OpsCommand(const std::vector<std::string>& args);
 Status CheckpointCommand(const std::vector<std::string>& args);
+Status ServerCommand(const std::vector<std::string>& args);
+Status ClusterCommand(const std::vector<std::string>& args);
 
 }  // namespace flowvm::cli
 

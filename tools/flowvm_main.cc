@@ -1,5 +1,6 @@
-// The `flowvm` command: run a graph, inspect one, list the ops, or check a
-// checkpoint.
+// The `flowvm` command: run a graph (locally or on a cluster), inspect one,
+// list the ops, check a checkpoint, serve one task of a cluster, or start
+// and stop a local cluster.
 //
 // On success the exit status is 0. On any error, one line goes to stderr,
 // beginning with the error code ("InvalidArgument: node 'x' (MatMul): ..."),
@@ -17,10 +18,14 @@ const char kUsage[] =
     "  flowvm run GRAPH.(pb|pbtxt) --fetch NAME[:PORT]... [--feed NAME[:PORT]=FILE.npy]...\n"
     "             [--target NODE]... [--init NODE]... [--repeat K] [--output-dir DIR]\n"
     "             [--threads N] [--cpu-devices N] [--soft-placement] [--timeout-ms MS]\n"
-    "             [--trace FILE.json] [-v]\n"
+    "             [--trace FILE.json] [--target-server grpc://HOST:PORT] [-v]\n"
     "  flowvm inspect GRAPH.(pb|pbtxt) [--placement] [--cpu-devices N] [--soft-placement] [-v]\n"
     "  flowvm ops [OP...]\n"
     "  flowvm checkpoint PREFIX [-v]\n"
+    "  flowvm server [--cluster CLUSTER.json --job NAME --task I] [--cpu-devices N] [--threads N]\n"
+    "                (no flags: the task in TF_CONFIG)\n"
+    "  flowvm cluster up [--ps N] [--workers N] [--dir DIR] [--cpu-devices N]\n"
+    "  flowvm cluster down --dir DIR\n"
     "  flowvm help\n";
 
 }  // namespace
@@ -42,6 +47,10 @@ int main(int argc, char** argv) {
     s = flowvm::cli::OpsCommand(args);
   } else if (command == "checkpoint") {
     s = flowvm::cli::CheckpointCommand(args);
+  } else if (command == "server") {
+    s = flowvm::cli::ServerCommand(args);
+  } else if (command == "cluster") {
+    s = flowvm::cli::ClusterCommand(args);
   } else {
     std::fprintf(stderr, "InvalidArgument: unknown command '%s' (try 'flowvm help')\n", command.c_str());
     return 2;

@@ -89,7 +89,7 @@ Status RunCommand(const std::vector<std::string>& raw) {
       ParsedArgs args,
       ParseArgs(raw,
                 {"--fetch", "--feed", "--target", "--init", "--repeat", "--output-dir", "--threads", "--cpu-devices",
-                 "--trace", "--timeout-ms"},
+                 "--trace", "--timeout-ms", "--target-server", "--device-filter", "--connect-timeout-ms"},
                 {"-v", "--soft-placement"}));
   if (args.positional.size() != 1)
     return errors::InvalidArgument("usage: flowvm run GRAPH --fetch NAME[:PORT]... (one graph file, got ",
@@ -106,6 +106,11 @@ Status RunCommand(const std::vector<std::string>& raw) {
   if (cpu_devices < 1) return errors::InvalidArgument("--cpu-devices must be at least 1");
   options.cpu_devices = static_cast<int>(cpu_devices);
   options.allow_soft_placement = args.has("--soft-placement");
+  // A cluster: the master at grpc://host:port runs the graph over its tasks.
+  options.target = args.last("--target-server", "");
+  options.device_filters = args.all("--device-filter");
+  FLOWVM_ASSIGN_OR_RETURN(options.connect_timeout_ms,
+                          ParseCount("--connect-timeout-ms", args.last("--connect-timeout-ms", "30000")));
   RunOptions run_options;
   FLOWVM_ASSIGN_OR_RETURN(int64_t timeout_ms, ParseCount("--timeout-ms", args.last("--timeout-ms", "0")));
   run_options.set_timeout_in_ms(timeout_ms);

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "flowvm/cluster.h"
 #include "flowvm/status.h"
@@ -58,6 +59,13 @@ class Server {
   virtual std::string target() const = 0;
   virtual const ServerDef& def() const = 0;
 };
+
+// Asks the master at `target` ("grpc://host:port") to stop every task of
+// its cluster: each aborts its steps, releases its port and (as `flowvm
+// server`) exits 0. Fills the tasks that stopped and those that could not
+// be reached. Waits at most `timeout_ms`.
+Status ShutdownCluster(const std::string& target, std::vector<std::string>* stopped,
+                       std::vector<std::string>* unreachable, int64_t timeout_ms = 15000);
 
 }  // namespace flowvm
 

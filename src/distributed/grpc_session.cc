@@ -53,7 +53,11 @@ class GrpcSession : public Session {
     // and a little more, for the master itself to come up.
     const auto timeout = std::chrono::milliseconds(std::max<int64_t>(options_.connect_timeout_ms, 0)) +
                          std::chrono::seconds(10);
-    FLOWVM_RETURN_IF_ERROR(Call(method::kCreateSession, request, &payload, &response, &reader, timeout));
+    // The master may be starting: wait for it (the connect timeout).
+    Status s = Call(method::kCreateSession, request, &payload, &response, &reader, timeout, /*wait_for_ready=*/true);
+    if (s.code() == Code::kDeadlineExceeded)
+      return errors::Unavailable(peer_, " did not answer within ", timeout.count(), " ms: ", s.message());
+    FLOWVM_RETURN_IF_ERROR(s);
     handle_ = response.session_handle();
     return Status::OK();
   }
@@ -191,9 +195,11 @@ class GrpcSession : public Session {
 
   // One blocking call to the master, with a deadline.
   Status Call(const char* method, const google::protobuf::Message& request, WirePayload* payload,
-              google::protobuf::Message* response, WireReader* reader, std::chrono::milliseconds timeout) {
+              google::protobuf::Message* response, WireReader* reader, std::chrono::milliseconds timeout,
+              bool wait_for_ready = false) {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + timeout);
+    context.set_wait_for_ready(wait_for_ready);
     grpc::ByteBuffer request_bytes = payload->Seal(request);
     grpc::ByteBuffer response_bytes;
     std::mutex mu;

@@ -1,0 +1,92 @@
+// `flowvm server`: one task of a cluster, until SIGTERM/SIGINT or a
+// cluster shutdown; then it stops cleanly (steps aborted, port released)
+// and exits 0.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "cli_args.h"
+#include "commands.h"
+#include "flowvm/server.h"
+
+namespace flowvm::cli {
+
+namespace {
+
+int g_signal_pipe[2] = {-1, -1};
+
+void OnSignal(int sig) {
+  const unsigned char byte = static_cast<unsigned char>(sig);
+  const int saved = errno;
+  if (write(g_signal_pipe[1], &byte, 1) < 0) {
+  }
+  errno = saved;
+}
+
+}  // namespace
+
+Status ServerCommand(const std::vector<std::string>& raw) {
+  FLOWVM_ASSIGN_OR_RETURN(ParsedArgs args,
+                          ParseArgs(raw, {"--cluster", "--job", "--task", "--cpu-devices", "--threads"}, {}));
+  if (!args.positional.empty())
+    return errors::InvalidArgument("usage: flowvm server takes no positional arguments, got '", args.positional[0],
+                                   "'");
+  ServerOptions options;
+  const bool from_flags = !args.all("--cluster").empty() || !args.all("--job").empty() || !args.all("--task").empty();
+  if (from_flags) {
+    if (args.all("--cluster").empty() || args.all("--job").empty())
+      return errors::InvalidArgument("usage: flowvm server --cluster CLUSTER.json --job NAME [--task I]");
+    FLOWVM_ASSIGN_OR_RETURN(int64_t task, ParseCount("--task", args.last("--task", "0")));
+    FLOWVM_ASSIGN_OR_RETURN(options.def, ServerDefFromClusterFile(args.last("--cluster", ""), args.last("--job", ""),
+                                                                 static_cast<int>(task)));
+  } else {
+    FLOWVM_ASSIGN_OR_RETURN(options.def, ServerDefFromEnvironment());
+  }
+  FLOWVM_ASSIGN_OR_RETURN(int64_t cpu_devices, ParseCount("--cpu-devices", args.last("--cpu-devices", "1")));
+  if (cpu_devices < 1) return errors::InvalidArgument("--cpu-devices must be at least 1");
+  options.cpu_devices = static_cast<int>(cpu_devices);
+  FLOWVM_ASSIGN_OR_RETURN(int64_t threads, ParseCount("--threads", args.last("--threads", "0")));
+  options.num_threads = static_cast<int>(threads);
+
+  FLOWVM_ASSIGN_OR_RETURN(std::unique_ptr<Server> server, Server::Create(options));
+  FLOWVM_RETURN_IF_ERROR(server->Start());
+  const std::string task = options.def.task.Name();
+  std::printf("flowvm server: task %s serving at %s\n", task.c_str(), server->target().c_str());
+  std::fflush(stdout);
+
+  // SIGTERM and SIGINT write their number to a pipe (all a handler may
+  // safely do); a thread reads it and asks the server to stop.
+  if (pipe(g_signal_pipe) != 0) return errors::Internal("pipe: ", std::strerror(errno));
+  struct sigaction action {};
+  action.sa_handler = OnSignal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+  Server* s = server.get();
+  std::thread waiter([s] {
+    unsigned char sig = 0;
+    while (read(g_signal_pipe[0], &sig, 1) < 0 && errno == EINTR) {
+    }
+    if (sig != 0) s->RequestStop(std::string("signal ") + strsignal(sig));
+  });
+  server->Join();
+  // Wake the reader if no signal came (a cluster shutdown).
+  const unsigned char none = 0;
+  if (write(g_signal_pipe[1], &none, 1) < 0) {
+  }
+  waiter.join();
+  signal(SIGTERM, SIG_DFL);
+  signal(SIGINT, SIG_DFL);
+  server.reset();
+  std::printf("flowvm server: task %s stopped\n", task.c_str());
+  std::fflush(stdout);
+  return Status::OK();
+}
+
+}  // namespace flowvm::cli
