@@ -157,6 +157,15 @@ TEST(ClusterSessionTest, AMissingTaskIsNamedWithinTheBound) {
   EXPECT_LT(secs, 10);
 }
 
+TEST(ClusterSessionTest, NoMasterAtTheTargetIsUnavailableWithinTheBound) {
+  SessionOptions options = At("grpc://127.0.0.1:" + std::to_string(distributed_testing::PickUnusedPort()));
+  options.connect_timeout_ms = 300;
+  auto s = Session::Create(options, GraphOf({}));
+  EXPECT_TRUE(HasError(s.status(), Code::kUnavailable, {"the master at " + options.target, "300 ms"})) << s.status();
+  options.target = "grpc://no-port";
+  EXPECT_TRUE(HasError(Session::Create(options, GraphOf({})).status(), Code::kInvalidArgument, {"grpc://no-port"}));
+}
+
 TEST(ClusterSessionTest, ADeadTaskFailsTheStepNamingIt) {
   LocalCluster cluster({{"ps", 1}, {"worker", 2}});
   ASSERT_TRUE(cluster.StartAll());

@@ -49,15 +49,15 @@ class GrpcSession : public Session {
     CreateSessionResponse response;
     WirePayload payload;
     WireReader reader;
-    // The master waits up to connect_timeout_ms for the cluster; so do we,
-    // and a little more, for the master itself to come up.
-    const auto timeout = std::chrono::milliseconds(std::max<int64_t>(options_.connect_timeout_ms, 0)) +
-                         std::chrono::seconds(10);
-    // The master may be starting: wait for it (the connect timeout).
-    Status s = Call(method::kCreateSession, request, &payload, &response, &reader, timeout, /*wait_for_ready=*/true);
-    if (s.code() == Code::kDeadlineExceeded)
-      return errors::Unavailable(peer_, " did not answer within ", timeout.count(), " ms: ", s.message());
-    FLOWVM_RETURN_IF_ERROR(s);
+    // The master may be starting: wait for it up to the connect timeout;
+    // then it waits as long for the rest of the cluster, and we a little
+    // longer than that.
+    const auto connect = std::chrono::milliseconds(std::max<int64_t>(options_.connect_timeout_ms, 1));
+    if (!channel_->WaitForConnected(std::chrono::system_clock::now() + connect))
+      return errors::Unavailable(peer_, " did not answer within ", connect.count(),
+                                 " ms (is a flowvm server running there?)");
+    FLOWVM_RETURN_IF_ERROR(
+        Call(method::kCreateSession, request, &payload, &response, &reader, connect + std::chrono::seconds(10)));
     handle_ = response.session_handle();
     return Status::OK();
   }
@@ -195,11 +195,9 @@ class GrpcSession : public Session {
 
   // One blocking call to the master, with a deadline.
   Status Call(const char* method, const google::protobuf::Message& request, WirePayload* payload,
-              google::protobuf::Message* response, WireReader* reader, std::chrono::milliseconds timeout,
-              bool wait_for_ready = false) {
+              google::protobuf::Message* response, WireReader* reader, std::chrono::milliseconds timeout) {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + timeout);
-    context.set_wait_for_ready(wait_for_ready);
     grpc::ByteBuffer request_bytes = payload->Seal(request);
     grpc::ByteBuffer response_bytes;
     std::mutex mu;

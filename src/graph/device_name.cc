@@ -382,4 +382,8 @@ std::string DeviceLocalName(const DeviceNameParts& parts) {
   return out;
 }
 
+std::string DeviceDisplayName(const DeviceNameParts& parts, bool with_task) {
+  return with_task ? DeviceTaskName(parts) + "/" + DeviceLocalName(parts) : DeviceLocalName(parts);
+}
+
 }  // namespace flowvm

@@ -103,6 +103,10 @@ Status MergeDeviceSpecs(DeviceNameParts* target, const DeviceNameParts& other);
 // "*:0" without type, "" if neither), for short display.
 std::string DeviceTaskName(const DeviceNameParts& parts);
 std::string DeviceLocalName(const DeviceNameParts& parts);
+// For messages that may mention devices of several tasks: the local name,
+// or with `with_task` the task then the local name
+// ("/job:ps/replica:0/task:0/CPU:0").
+std::string DeviceDisplayName(const DeviceNameParts& parts, bool with_task);
 
 }  // namespace flowvm
 

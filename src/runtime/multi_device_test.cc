@@ -419,9 +419,9 @@ TEST(MultiDeviceTest, ListDevicesAndTargets) {
   EXPECT_EQ(devices[2].type, "CPU");
   EXPECT_NE(devices[0].incarnation, devices[1].incarnation);
   SessionOptions remote;
-  remote.target = "grpc://localhost:2222";
+  remote.target = "nosuch://localhost:2222";
   EXPECT_TRUE(HasError(Session::Create(remote, GraphOf({ConstNode("c", F({1}, {1}))})).status(), Code::kNotFound,
-                       {"'grpc://localhost:2222'", "local"}));
+                       {"'nosuch://localhost:2222'", "local"}));
   SessionOptions local;
   local.target = "local";
   EXPECT_NE(NewSessionOrDie(GraphOf({ConstNode("c", F({1}, {1}))}), local), nullptr);

@@ -13,6 +13,12 @@ namespace {
 
 std::string TensorString(const Node* n, int port) { return n->name() + ":" + std::to_string(port); }
 
+// "a:0 CPU:0 -> CPU:1"; with the tasks when the transfer crosses tasks.
+std::string TransferKey(const std::string& tensor, const DeviceNameParts& src, const DeviceNameParts& dst) {
+  const bool with_task = DeviceTaskName(src) != DeviceTaskName(dst);
+  return tensor + " " + DeviceDisplayName(src, with_task) + " -> " + DeviceDisplayName(dst, with_task);
+}
+
 // "CPU_1" for a device of the source's task, "worker_2_CPU_1" otherwise: a
 // piece of a node name (no ':' or '/').
 std::string ShortName(const DeviceNameParts& src, const DeviceNameParts& dst) {
@@ -89,8 +95,7 @@ class Partitioner {
   std::string RecvForData(const Node* src, int port, const std::string& dst_device, const Node* consumer) {
     const std::string& src_device = src->assigned_device();
     const std::string tensor = TensorString(src, port);
-    const std::string key = tensor + " " + DeviceLocalName(parsed_.at(src_device)) + " -> " +
-                            DeviceLocalName(parsed_.at(dst_device));
+    const std::string key = TransferKey(tensor, parsed_.at(src_device), parsed_.at(dst_device));
     ++consumers_[key];
     auto [it, inserted] = recv_of_.try_emplace({tensor, dst_device}, static_cast<int>(recvs_.size()));
     if (!inserted) {
@@ -110,8 +115,7 @@ class Partitioner {
   std::string RecvForControl(const Node* src, const std::string& dst_device, const Node* consumer) {
     const std::string& src_device = src->assigned_device();
     const std::string tensor = "^" + src->name();
-    ++consumers_[tensor + " " + DeviceLocalName(parsed_.at(src_device)) + " -> " +
-                 DeviceLocalName(parsed_.at(dst_device))];
+    ++consumers_[TransferKey(tensor, parsed_.at(src_device), parsed_.at(dst_device))];
     auto [it, inserted] = recv_of_.try_emplace({tensor, dst_device}, static_cast<int>(recvs_.size()));
     if (!inserted) {
       recvs_[it->second].consumers.push_back(consumer);

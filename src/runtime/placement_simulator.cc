@@ -104,9 +104,12 @@ Status SimulatePlacement(const Graph& graph, const std::vector<PlacementDevice>&
             best_local = local;
           }
         }
+        bool several_tasks = false;
+        for (int d : g.candidates)
+          several_tasks = several_tasks || DeviceTaskName(devices[d].parsed) != DeviceTaskName(devices[best].parsed);
         for (int d : g.candidates)
           if (d != best)
-            others += (others.empty() ? "" : ", ") + DeviceLocalName(devices[d].parsed) + " " +
+            others += (others.empty() ? "" : ", ") + DeviceDisplayName(devices[d].parsed, several_tasks) + " " +
                       FormatMicros(start_on(n, d) + cost_on(n, devices[d].type));
         g.assigned = best;
         (*reasons)[n->id()] = "cost model: finishes at " + FormatMicros(best_end) + " (starts " + FormatMicros(best_start) +

@@ -105,7 +105,10 @@ Status ScheduleRecvs(const Graph& graph, const CostModel* model_or_null,
     if (pos == index[r.device].end()) return errors::Internal("scheduled Recv '", r.recv, "' is not in its partition");
     g.mutable_node(pos->second)->add_input("^" + best->name());
     for (const Node* c : r.consumers) extra_out[best->id()].push_back(c->id());
-    lines->push_back(r.recv + " on " + DeviceLocalName(parsed.at(r.device)) + " waits for " + best->name() +
+    bool several_tasks = false;
+    for (const auto& [name, parts] : parsed)
+      several_tasks = several_tasks || DeviceTaskName(parts) != DeviceTaskName(parsed.at(r.device));
+    lines->push_back(r.recv + " on " + DeviceDisplayName(parsed.at(r.device), several_tasks) + " waits for " + best->name() +
                      " (needed at ~" + FormatMicros(latest + move) + ", could arrive at " + FormatMicros(arrival) + ")");
   }
   return Status::OK();
