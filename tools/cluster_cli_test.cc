@@ -129,6 +129,42 @@ TEST_F(ClusterCliTest, KillingAWorkerMidStepNamesIt) {
   std::printf("client saw the death after %.1f s (the step started 1.5 s before the kill): %s", secs, err.c_str());
 }
 
+// A deadline stops the step on every task and says what was running.
+TEST_F(ClusterCliTest, ADeadlineStopsTheStepEverywhere) {
+  WriteText(dir_ + "/slow.pbtxt", SlowGraph(300));
+  CliResult r = testing::RunCli(dir_, "run slow.pbtxt --fetch total --timeout-ms 1000 --target-server " + target_);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("DeadlineExceeded"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1000 ms"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/job:worker/replica:0/task:1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("MatMul"), std::string::npos) << r.err;  // what was still running
+  // The cluster is fine afterwards.
+  WriteText(dir_ + "/g.pbtxt", kAcrossTasks);
+  ASSERT_TRUE(WriteNpyFile(dir_ + "/x.npy", Tensor::FromVector<float>({3, 4})).ok());
+  r = testing::RunCli(dir_, "run g.pbtxt --fetch c --feed x=x.npy --target-server " + target_);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+// A task that hangs (SIGSTOP: its sockets stay open, nothing answers) is
+// found by the master's health checks and gRPC keepalives.
+TEST_F(ClusterCliTest, AHungWorkerFailsTheStepNamingIt) {
+  WriteText(dir_ + "/slow.pbtxt", SlowGraph(300));
+  const int victim = PidOf(cluster_dir(), "worker-1");
+  ASSERT_GT(victim, 0);
+  const std::string cmd = "cd " + ShellQuote(dir_) + " && (" + ShellQuote(testing::CliPath()) +
+                          " run slow.pbtxt --fetch total --target-server " + target_ +
+                          " >run.out 2>run.err; echo $? >run.rc) & sleep 1.5; kill -STOP " + std::to_string(victim) +
+                          "; wait; kill -CONT " + std::to_string(victim);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::string err = ReadFileBytes(dir_ + "/run.err");
+  EXPECT_EQ(ReadFileBytes(dir_ + "/run.rc"), "1\n") << err;
+  EXPECT_NE(err.find("Unavailable"), std::string::npos) << err;
+  EXPECT_NE(err.find("/job:worker/replica:0/task:1"), std::string::npos) << err;
+  std::printf("client saw the hang after %.1f s (stopped 1.5 s after the start): %s", secs, err.c_str());
+}
+
 TEST(ServerCliTest, SigtermStopsCleanlyAndReleasesThePort) {
   const std::string dir = MakeTempDir();
   // A port, from a cluster that `cluster up` would write.

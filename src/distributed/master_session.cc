@@ -5,6 +5,7 @@
 #include <random>
 #include <thread>
 
+#include "core/timer.h"
 #include "distributed/client_terminated.h"
 #include "graph/device_name.h"
 #include "runtime/feed_fetch_rewrite.h"
@@ -23,6 +24,10 @@ constexpr auto kAbortGrace = std::chrono::seconds(10);
 // A step with no deadline still has one on its RPCs (no call waits
 // forever); dead peers are found much sooner by keepalive pings.
 constexpr auto kStepRpcTimeout = std::chrono::hours(24 * 7);
+// While steps run, every task is asked for its status this often, and must
+// answer within the timeout.
+constexpr auto kHealthCheckInterval = std::chrono::seconds(2);
+constexpr auto kHealthCheckTimeout = std::chrono::seconds(4);
 
 std::string Hex(uint64_t v) {
   char buf[17];
@@ -400,11 +405,6 @@ Status MasterSession::Run(const RunStepRequest& request, const std::vector<Tenso
   const int64_t step_id = NewStepId();
   StepState state;
   state.id = step_id;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (closed_) return errors::FailedPrecondition("Run on a closed session");
-    live_.insert(&state);
-  }
 
   struct Outcome {
     Status status;
@@ -429,7 +429,7 @@ Status MasterSession::Run(const RunStepRequest& request, const std::vector<Tenso
   for (size_t i = 0; i < n; ++i) state.calls.push_back(std::make_shared<CallOptions>(rpc_timeout));
 
   // Aborts the step on every task but `except` (the one that failed).
-  auto abort_others = [&prepared, step_id](const Status& reason, const std::string& except) {
+  auto abort_others = [prepared, step_id](const Status& reason, const std::string& except) {
     for (const TaskPart& part : prepared->parts) {
       if (part.task == except) continue;
       struct Call {
@@ -454,6 +454,16 @@ Status MasterSession::Run(const RunStepRequest& request, const std::vector<Tenso
     }
     abort_others(reason, "");
   };
+  {
+    // Visible to Close and the health checks from here on.
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return errors::FailedPrecondition("Run on a closed session");
+    live_.insert(&state);
+    if (!health_check_scheduled_) {
+      health_check_scheduled_ = true;
+      ScheduleHealthCheck();
+    }
+  }
 
   for (size_t i = 0; i < n; ++i) {
     const TaskPart& part = prepared->parts[i];
@@ -462,7 +472,9 @@ Status MasterSession::Run(const RunStepRequest& request, const std::vector<Tenso
     call.request.set_graph_handle(part.graph_handle);
     call.request.set_step_id(step_id);
     call.request.set_trace_level(run_options.trace_level());
-    call.request.set_timeout_in_ms(run_options.timeout_in_ms());
+    // The master enforces the deadline; the workers' own, a little later,
+    // is for a master that went away.
+    if (run_options.timeout_in_ms() > 0) call.request.set_timeout_in_ms(run_options.timeout_in_ms() + 2000);
     call.request.set_compress_float_transfers(options_.compress_float_transfers());
     for (const auto& [index, k] : part.keys.feeds) {
       NamedTensorMeta* m = call.request.add_send();
@@ -495,6 +507,14 @@ Status MasterSession::Run(const RunStepRequest& request, const std::vector<Tenso
           if (--shared->remaining == 0) shared->cv.notify_all();
         });
   }
+  Timer::Token deadline = 0;
+  if (run_options.timeout_in_ms() > 0) {
+    const int64_t ms = run_options.timeout_in_ms();
+    StepState* s = &state;
+    deadline = Timer::Global()->Schedule(Clock::now() + std::chrono::milliseconds(ms), [s, ms] {
+      s->abort(errors::DeadlineExceeded("step ", s->id, " exceeded its deadline of ", ms, " ms"));
+    });
+  }
   {
     std::unique_lock<std::mutex> lock(shared->mu);
     shared->cv.wait(lock, [&] { return shared->remaining == 0 || shared->aborted; });
@@ -507,6 +527,7 @@ Status MasterSession::Run(const RunStepRequest& request, const std::vector<Tenso
       shared->cv.wait(lock, [&] { return shared->remaining == 0; });
     }
   }
+  if (deadline != 0) Timer::Global()->Cancel(deadline);
   {
     std::lock_guard<std::mutex> lock(mu_);
     live_.erase(&state);
@@ -526,6 +547,17 @@ Status MasterSession::Run(const RunStepRequest& request, const std::vector<Tenso
       if (!pick->task.empty() && status.message().find(pick->task) == std::string::npos)
         status = status.WithContext("on task " + pick->task);
     }
+  }
+  if (status.code() == Code::kDeadlineExceeded) {
+    // Say what every task was still running.
+    std::vector<std::string> running;
+    for (const RunGraphCall& call : calls)
+      for (const std::string& r : call.response.still_running()) running.push_back(r);
+    std::string list;
+    for (size_t i = 0; i < running.size() && i < 10; ++i) list += (i ? "; " : "") + running[i];
+    if (running.size() > 10) list += "; ... (" + std::to_string(running.size()) + " in all)";
+    if (!list.empty() && status.message().find("still running") == std::string::npos)
+      status = Status(status.code(), status.message() + "; still running: " + list);
   }
   if (!status.ok() && (status.code() == Code::kUnavailable || status.code() == Code::kAborted)) {
     // A lost or restarted task: look now, so that a restart is reported by
@@ -576,6 +608,88 @@ Status MasterSession::Run(const RunStepRequest& request, const std::vector<Tenso
     if (!(*fetches)[i].IsInitialized())
       return errors::Internal("fetch '", request.fetch(i), "' produced no value");
   return Status::OK();
+}
+
+void MasterSession::ScheduleHealthCheck() {
+  std::weak_ptr<MasterSession> weak = weak_from_this();
+  if (weak.expired()) {  // not owned by a shared_ptr: a probe, which runs no steps
+    health_check_scheduled_ = false;
+    return;
+  }
+  Timer::Global()->Schedule(Clock::now() + kHealthCheckInterval, [weak] {
+    if (auto self = weak.lock()) self->HealthCheck();
+  });
+}
+
+// Asks every task for its status; one that does not answer in time, or
+// answers with a new incarnation, fails the steps in flight at once (a
+// step may otherwise wait on a hung task until its RPCs notice).
+void MasterSession::HealthCheck() {
+  struct Probe {
+    std::string task;
+    CallOptions opts{kHealthCheckTimeout};
+    GetStatusRequest request;
+    GetStatusResponse response;
+  };
+  struct Round {
+    std::weak_ptr<MasterSession> session;
+    std::atomic<int> remaining{0};
+  };
+  std::vector<std::string> tasks;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (live_.empty() || closed_) {
+      health_check_scheduled_ = false;
+      return;
+    }
+    tasks = tasks_;
+  }
+  auto round = std::make_shared<Round>();
+  round->session = weak_from_this();
+  round->remaining = static_cast<int>(tasks.size());
+  for (const std::string& task : tasks) {
+    WorkerInterface* w = workers_->Get(task);
+    auto* probe = new Probe;
+    probe->task = task;
+    auto done = [probe, round](const Status& s) {
+      std::unique_ptr<Probe> owned(probe);
+      auto self = round->session.lock();
+      if (self == nullptr) return;
+      Status failure;
+      if (!s.ok()) {
+        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(kHealthCheckTimeout).count();
+        failure = s.code() == Code::kDeadlineExceeded
+                      ? errors::Unavailable(self->workers_->Describe(owned->task), " failed a health check: no answer ",
+                                            "within ", ms, " ms (hung, or cut off from the master)")
+                      : errors::Unavailable("health check: ", s.message());
+      } else {
+        std::lock_guard<std::mutex> lock(self->mu_);
+        auto it = self->task_incarnations_.find(owned->task);
+        if (it != self->task_incarnations_.end() && it->second != owned->response.incarnation()) {
+          failure = errors::Aborted(owned->task, " restarted during the step (incarnation ", Hex(it->second), " -> ",
+                                    Hex(owned->response.incarnation()), "): the state it held is gone");
+          self->suspect_ = true;
+        }
+      }
+      std::lock_guard<std::mutex> lock(self->mu_);
+      if (!failure.ok()) {
+        self->suspect_ = true;
+        for (StepState* step : self->live_) step->abort(failure);
+      }
+      if (--round->remaining == 0) {
+        if (!self->live_.empty() && !self->closed_) {
+          self->ScheduleHealthCheck();
+        } else {
+          self->health_check_scheduled_ = false;
+        }
+      }
+    };
+    if (w == nullptr) {
+      done(errors::NotFound("not in the cluster"));
+      continue;
+    }
+    w->GetStatusAsync(&probe->opts, &probe->request, &probe->response, done);
+  }
 }
 
 void MasterSession::ListDevices(ListDevicesResponse* response) const {

@@ -30,7 +30,7 @@
 
 namespace flowvm {
 
-class MasterSession {
+class MasterSession : public std::enable_shared_from_this<MasterSession> {
  public:
   MasterSession(WorkerCache* workers, std::string handle, const MasterSessionOptions& options, GraphDef graph);
   ~MasterSession();
@@ -62,6 +62,9 @@ class MasterSession {
   Status FetchStatuses(std::chrono::milliseconds timeout, std::map<std::string, GetStatusResponse>* out,
                        std::map<std::string, Status>* failed);
   void Cleanup(const Prepared& prepared, int64_t step_id);
+  // REQUIRES: mu_ held.
+  void ScheduleHealthCheck();
+  void HealthCheck();
 
   WorkerCache* const workers_;
   const std::string handle_;
@@ -77,6 +80,7 @@ class MasterSession {
   std::map<std::string, std::shared_ptr<Prepared>> cache_;  // by signature
   std::map<std::string, std::string> pinned_;
   bool suspect_ = false;  // a step failed in a way that may mean a lost task
+  bool health_check_scheduled_ = false;
   bool closed_ = false;
   std::set<StepState*> live_;
   std::condition_variable live_cv_;

@@ -43,6 +43,12 @@ struct Worker::Step {
     if (deadline != 0) Timer::Global()->Cancel(deadline);
   }
   void Abort(const Status& s) {
+    if (s.code() == Code::kDeadlineExceeded) {
+      // What the deadline interrupted, for the client's error.
+      std::vector<std::string> running = in_flight.Describe();
+      std::lock_guard<std::mutex> lock(mu);
+      if (running_at_deadline.empty()) running_at_deadline = std::move(running);
+    }
     cancellation.StartCancel(s);
     rendezvous->StartAbort(s);
   }
@@ -57,6 +63,7 @@ struct Worker::Step {
   bool ran = false;
   bool aborted_from_outside = false;  // by the master, or this task stopping
   std::map<std::string, Tensor> parked;
+  std::vector<std::string> running_at_deadline;
   Clock::time_point touched;
   Timer::Token deadline = 0;
 };
@@ -298,6 +305,8 @@ void Worker::RunGraphAsync(CallOptions*, RunGraphCall* call, Done done) {
         derived = step->aborted_from_outside;
       }
       response->set_derived_error(derived || step->rendezvous->IsPeerError(s));
+      std::lock_guard<std::mutex> lock(step->mu);
+      for (const std::string& r : step->running_at_deadline) response->add_still_running(r);
     }
     if (collector != nullptr) collector->Finalize(response->mutable_step_stats());
     done(Status::OK());
