@@ -85,6 +85,10 @@ class ClusterCliTest : public ::testing::Test {
   void TearDown() override {
     CliResult r = testing::RunCli(dir_, "cluster down --dir " + ShellQuote(dir_ + "/cluster"));
     EXPECT_EQ(r.exit_code, 0) << r.err;
+    // Every server stopped on the cluster's shutdown request, cleanly.
+    for (const char* task : {"ps-0", "worker-0", "worker-1"})
+      EXPECT_NE(ReadFileBytes(cluster_dir() + "/" + task + ".log").find("stopped"), std::string::npos) << task;
+    EXPECT_EQ(r.err.find("killing"), std::string::npos) << r.err;
     std::system(("rm -rf " + ShellQuote(dir_)).c_str());
   }
   std::string cluster_dir() const { return dir_ + "/cluster"; }

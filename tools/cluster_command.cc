@@ -221,8 +221,11 @@ Status Down(const ParsedArgs& args) {
   Status s = ShutdownCluster(spec.HasTask({"worker", 0}) ? "grpc://" + *spec.Address({"worker", 0}) : target,
                              &stopped, &unreachable, 5000);
   if (!s.ok()) std::fprintf(stderr, "flowvm cluster: %s; stopping the processes with SIGTERM\n", s.ToString().c_str());
-  // Whatever did not stop on request gets SIGTERM, then SIGKILL.
-  StopProcesses(dir, spec, true);
+  for (const std::string& task : unreachable)
+    std::fprintf(stderr, "flowvm cluster: %s did not answer the shutdown; stopping it with SIGTERM\n", task.c_str());
+  // The tasks that were asked exit by themselves; the others get SIGTERM,
+  // and whatever is left at the end SIGKILL.
+  StopProcesses(dir, spec, /*ask_first=*/!s.ok() || !unreachable.empty());
   std::fprintf(stderr, "flowvm cluster: stopped %d tasks in %s\n", static_cast<int>(spec.Tasks().size()),
                dir.c_str());
   return Status::OK();
