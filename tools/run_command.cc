@@ -59,9 +59,15 @@ void Explain(bool verbose, const char* what, const RunStats& stats) {
   std::fprintf(stderr, "flowvm: %s step %lld: %s", what, static_cast<long long>(stats.step_id),
                stats.cache_hit ? "reused the cached prepared step" : "prepared a new step");
   if (!stats.cache_hit) std::fprintf(stderr, " in %.3f ms", stats.prepare_ms);
-  std::fprintf(stderr, "; ran %d nodes (incl. feed/fetch nodes) of a %d-node graph on up to %d thread%s in %.3f ms\n",
-               stats.executed_nodes, stats.graph_nodes, stats.num_threads,
-               stats.num_threads == 1 ? "" : "s", stats.run_ms);
+  std::fprintf(stderr, "; ran %d nodes (incl. feed/fetch nodes) of a %d-node graph", stats.executed_nodes,
+               stats.graph_nodes);
+  // A cluster's steps run on its tasks' thread pools, not this process's.
+  if (stats.num_threads > 0) {
+    std::fprintf(stderr, " on up to %d thread%s", stats.num_threads, stats.num_threads == 1 ? "" : "s");
+  } else {
+    std::fprintf(stderr, " on %d device%s of the cluster", stats.partitions, stats.partitions == 1 ? "" : "s");
+  }
+  std::fprintf(stderr, " in %.3f ms\n", stats.run_ms);
   if (!stats.cache_hit) {
     if (stats.pruned.empty()) {
       std::fprintf(stderr, "flowvm:   pruned nothing\n");
