@@ -79,6 +79,8 @@ struct SessionOptions {
   // Float32 tensors that cross processes travel as bfloat16 (paper 5.5):
   // half the bytes, about 3 significant digits.
   bool compress_float_transfers = false;
+  // The same for these tensors only ("node:port"; "node" is port 0).
+  std::vector<std::string> compressed_tensors;
 };
 
 // What the runtime decided for one Run, for `flowvm run -v` and tests.

@@ -253,6 +253,25 @@ TEST(ClusterSessionTest, Bfloat16TransfersHalveTheBytesWithinTheirErrorBound) {
   EXPECT_NE(out[0].flat<float>()[1], values[1]);  // really compressed
 }
 
+TEST(ClusterSessionTest, CompressionCanBeAskedForPerTensor) {
+  LocalCluster cluster({{"worker", 2}});
+  ASSERT_TRUE(cluster.StartAll());
+  // Two float tensors cross from worker 0 to worker 1; only y is compressed.
+  GraphDef g = GraphOf({On(PlaceholderNode("x", DT_FLOAT, PartialTensorShape({-1})), kWorker0),
+                        Unary("y", "Neg", "x", kWorker0), Unary("w", "Relu", "x", kWorker0),
+                        Unary("y1", "Neg", "y", kWorker1), Unary("w1", "Neg", "w", kWorker1)});
+  SessionOptions options = At(cluster.Target());
+  options.compressed_tensors = {"y"};
+  auto session = NewSessionOrDie(g, options);
+  ASSERT_NE(session, nullptr);
+  const float pi = 3.14159265f;
+  std::vector<Tensor> out;
+  FLOWVM_ASSERT_OK(session->Run({{"x", Tensor::FromVector<float>({pi})}}, {"y1", "w1"}, {}, &out));
+  EXPECT_NE(out[0].flat<float>()[0], pi);
+  EXPECT_NEAR(out[0].flat<float>()[0], pi, pi / 512);
+  EXPECT_EQ(out[1].flat<float>()[0], -pi);
+}
+
 }  // namespace
 }  // namespace flowvm
 

@@ -285,6 +285,7 @@ StatusOr<std::shared_ptr<MasterSession::Prepared>> MasterSession::Prepare(const 
     r->part.keys = std::move(keys[task]);
     if (r->part.worker == nullptr) return errors::NotFound("task ", task, " is not in the cluster");
     r->request.set_session_handle(handle_);
+    for (const std::string& t : options_.compressed_tensors()) r->request.add_compressed_tensor(t);
     for (const NodeDef& n : def.node())
       if (!n.device().empty() && incarnations.count(n.device())) {
         bool listed = false;

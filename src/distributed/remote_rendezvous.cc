@@ -28,10 +28,13 @@ void RemoteRendezvous::RecvAsync(const std::string& key, DoneCallback done) {
     local_.RecvAsync(key, std::move(done));
     return;
   }
-  RecvRemote(key, src_task, std::move(done));
+  const bool compress = compress_all_ || (compressed_tensors_ != nullptr &&
+                                          compressed_tensors_->count(std::string(parsed.tensor_name)) > 0);
+  RecvRemote(key, src_task, compress, std::move(done));
 }
 
-void RemoteRendezvous::RecvRemote(const std::string& key, const std::string& src_task, DoneCallback done) {
+void RemoteRendezvous::RecvRemote(const std::string& key, const std::string& src_task, bool compress,
+                                  DoneCallback done) {
   WorkerInterface* peer = env_->worker_for ? env_->worker_for(src_task) : nullptr;
   if (peer == nullptr) {
     done(errors::NotFound("a Recv of step ", step_id_, " needs task ", src_task, ", which is not in the cluster"),
@@ -46,7 +49,7 @@ void RemoteRendezvous::RecvRemote(const std::string& key, const std::string& src
   auto state = std::make_shared<State>(recv_timeout_);
   state->call.request.set_step_id(step_id_);
   state->call.request.set_rendezvous_key(key);
-  state->call.request.set_accept_bfloat16(compress_float_);
+  state->call.request.set_accept_bfloat16(compress);
   state->call.request.set_requester(env_->task);
   {
     std::lock_guard<std::mutex> lock(mu_);

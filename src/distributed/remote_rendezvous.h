@@ -49,16 +49,22 @@ class RemoteRendezvous : public Rendezvous {
   // How long a remote Recv waits at most (the step's deadline, or long),
   // and whether float32 comes as bfloat16. Set before the step runs.
   void set_recv_timeout(std::chrono::milliseconds t) { recv_timeout_ = t; }
-  void set_compress_float(bool compress) { compress_float_ = compress; }
+  // `tensors` (not owned, may be null): names ("a:0") compressed even
+  // when `all` is false; must outlive the step.
+  void set_compress_float(bool all, const std::set<std::string>* tensors) {
+    compress_all_ = all;
+    compressed_tensors_ = tensors;
+  }
 
  private:
-  void RecvRemote(const std::string& key, const std::string& src_task, DoneCallback done);
+  void RecvRemote(const std::string& key, const std::string& src_task, bool compress, DoneCallback done);
 
   const RendezvousEnv* const env_;
   const int64_t step_id_;
   LocalRendezvous local_;
   std::chrono::milliseconds recv_timeout_{std::chrono::hours(24 * 7)};
-  bool compress_float_ = false;
+  bool compress_all_ = false;
+  const std::set<std::string>* compressed_tensors_ = nullptr;
 
   mutable std::mutex mu_;
   std::set<std::shared_ptr<CallOptions>> calls_;  // remote Recvs in flight

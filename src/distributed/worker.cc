@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <set>
 
 #include "core/timer.h"
 #include "graph/device_name.h"
@@ -29,6 +30,7 @@ std::string Hex(uint64_t v) {
 
 struct Worker::Graph {
   std::string session;
+  std::set<std::string> compressed_tensors;
   struct Part {
     Device* device = nullptr;
     std::unique_ptr<Executor> executor;
@@ -163,6 +165,7 @@ void Worker::RegisterGraphAsync(CallOptions*, const RegisterGraphRequest* reques
   }
   auto graph = std::make_shared<Graph>();
   graph->session = request->session_handle();
+  graph->compressed_tensors.insert(request->compressed_tensor().begin(), request->compressed_tensor().end());
   for (auto& [device_name, def] : by_device) {
     if (request->graph_def().has_versions()) *def.mutable_versions() = request->graph_def().versions();
     if (request->graph_def().has_library()) *def.mutable_library() = request->graph_def().library();
@@ -234,7 +237,7 @@ void Worker::RunGraphAsync(CallOptions*, RunGraphCall* call, Done done) {
     step->ran = true;
   }
   if (step->cancellation.IsCancelled()) return fail(step->cancellation.reason(), step->aborted_from_outside);
-  step->rendezvous->set_compress_float(request.compress_float_transfers());
+  step->rendezvous->set_compress_float(request.compress_float_transfers(), &graph->compressed_tensors);
   if (request.timeout_in_ms() > 0) {
     step->rendezvous->set_recv_timeout(std::chrono::milliseconds(request.timeout_in_ms()));
     const int64_t ms = request.timeout_in_ms();
