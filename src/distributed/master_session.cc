@@ -332,7 +332,8 @@ Status MasterSession::RefreshAfterFailure() {
     return errors::Unavailable("the cluster is not whole: ", list);
   }
   std::string restarted;
-  std::lock_guard<std::mutex> lock(mu_);
+  std::map<std::string, std::shared_ptr<Prepared>> stale;
+  std::unique_lock<std::mutex> lock(mu_);
   for (auto& [task, status] : statuses) {
     const uint64_t before = task_incarnations_[task];
     if (before != status.incarnation())
@@ -341,9 +342,12 @@ Status MasterSession::RefreshAfterFailure() {
     task_incarnations_[task] = status.incarnation();
     for (const DeviceAttributes& d : status.device()) devices_[d.name()] = d;
   }
-  // Registrations may be gone with a restarted task; register anew.
-  cache_.clear();
+  // Registrations may be gone with a restarted task; register anew (and
+  // free what the tasks that stayed up still hold).
+  stale.swap(cache_);
   suspect_ = false;
+  lock.unlock();
+  for (const auto& [key, prepared] : stale) Deregister(*prepared);
   if (!restarted.empty())
     return errors::Aborted("since the last step, task ", restarted,
                            " restarted: the state it held (variables, queues) is gone; the next step registers "
@@ -393,9 +397,17 @@ Status MasterSession::Run(const RunStepRequest& request, const std::vector<Tenso
     fetch.assign(request.fetch().begin(), request.fetch().end());
     targets.assign(request.target().begin(), request.target().end());
     FLOWVM_ASSIGN_OR_RETURN(prepared, Prepare(feeds, fetch, targets));
-    std::lock_guard<std::mutex> lock(mu_);
-    auto [it, inserted] = cache_.emplace(key, prepared);
-    if (!inserted) prepared = it->second;
+    std::shared_ptr<Prepared> loser;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto [it, inserted] = cache_.emplace(key, prepared);
+      if (!inserted) {
+        // Another Run prepared the same signature first: use its graphs.
+        loser = std::move(prepared);
+        prepared = it->second;
+      }
+    }
+    if (loser != nullptr) Deregister(*loser);
   }
   {
     std::vector<std::pair<std::string, Tensor>> named;
@@ -736,23 +748,25 @@ Status MasterSession::Close() {
     live_cv_.wait(lock, [this] { return live_.empty(); });
     cache.swap(cache_);
   }
-  // Deregister what this session registered (best effort: a task that is
-  // gone has nothing left to free).
-  for (const auto& [key, prepared] : cache)
-    for (const TaskPart& part : prepared->parts) {
-      if (part.graph_handle.empty()) continue;
-      struct Call {
-        CallOptions opts{std::chrono::seconds(5)};
-        DeregisterGraphRequest request;
-        DeregisterGraphResponse response;
-      };
-      auto* call = new Call;
-      call->request.set_session_handle(handle_);
-      call->request.set_graph_handle(part.graph_handle);
-      part.worker->DeregisterGraphAsync(&call->opts, &call->request, &call->response,
-                                        [call](const Status&) { delete call; });
-    }
+  for (const auto& [key, prepared] : cache) Deregister(*prepared);
   return Status::OK();
+}
+
+// Best effort: a task that is gone has nothing left to free.
+void MasterSession::Deregister(const Prepared& prepared) {
+  for (const TaskPart& part : prepared.parts) {
+    if (part.graph_handle.empty()) continue;
+    struct Call {
+      CallOptions opts{std::chrono::seconds(5)};
+      DeregisterGraphRequest request;
+      DeregisterGraphResponse response;
+    };
+    auto* call = new Call;
+    call->request.set_session_handle(handle_);
+    call->request.set_graph_handle(part.graph_handle);
+    part.worker->DeregisterGraphAsync(&call->opts, &call->request, &call->response,
+                                      [call](const Status&) { delete call; });
+  }
 }
 
 }  // namespace flowvm

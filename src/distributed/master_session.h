@@ -62,6 +62,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
   Status FetchStatuses(std::chrono::milliseconds timeout, std::map<std::string, GetStatusResponse>* out,
                        std::map<std::string, Status>* failed);
   void Cleanup(const Prepared& prepared, int64_t step_id);
+  void Deregister(const Prepared& prepared);
   // REQUIRES: mu_ held.
   void ScheduleHealthCheck();
   void HealthCheck();
