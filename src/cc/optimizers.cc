@@ -32,7 +32,15 @@ Operation Optimizer::ApplyGradients(const Scope& scope,
   Prepare(s, vars);
   std::vector<Operation> updates;
   for (const auto& [grad, var] : grads_and_vars) {
+    // The update and its slots (made in its scope) go on the variable's
+    // device, whatever the scope's (TensorFlow's colocate_with(var)): the
+    // update takes them all by reference, so they must share a device. Left
+    // to the scope's device, the update could not be placed; left to none,
+    // a slot is placed by the initialization step, which has no update to
+    // colocate it with its variable, and the first training step fails.
     Scope update_scope = s.NewSubScope("update_" + var.name());
+    const std::string& device = var.ref().node()->requested_device();
+    if (!device.empty()) update_scope = update_scope.WithDevice(device);
     updates.push_back(ApplyDense(update_scope, grad, var).op());
   }
   std::vector<Operation> finish = Finish(s, updates);

@@ -1,5 +1,7 @@
 // Variables, initializers and optimizers of the client API, trained end to end.
 #include <cmath>
+#include <map>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -109,6 +111,36 @@ TEST_F(TrainingTest, SlotsAndBetaPowersAreVariables) {
   EXPECT_EQ(names, (std::vector<std::string>{"w", "b", "Adam/beta1_power", "Adam/beta2_power", "w/Adam", "w/Adam_1",
                                              "b/Adam", "b/Adam_1"}));
   EXPECT_EQ(TrainableVariables(r.root).size(), 2u);
+}
+
+// An update and its slots live on their variable's device (the update takes
+// them by reference), even when the optimizer's scope names another device or
+// none: the initialization step, which has no update in it, would otherwise
+// place a slot apart and the first training step could not colocate them.
+TEST_F(TrainingTest, SlotsGoWithTheirVariablesDevice) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Const(root, Tensor::FromVector<float>({1, 2, 3, 4}, TensorShape({2, 2})));
+  Variable w(root.WithDevice("/device:CPU:1").WithOpName("w"), {2, 1}, DT_FLOAT, init::Ones());
+  Variable b(root.WithOpName("b"), {1}, DT_FLOAT, init::Zeros());
+  auto loss = ops::Sum(root, ops::Square(root, ops::Add(root, ops::MatMul(root, x, w), b)), {0, 1});
+  Operation train = AdamOptimizer(0.1f).Minimize(root.WithDevice("/device:CPU:0"), loss);
+  Operation init = GlobalVariablesInitializer(root);
+  ASSERT_TRUE(root.ok()) << root.status();
+  GraphDef def;
+  ASSERT_TRUE(root.ToGraphDef(&def).ok());
+  std::map<std::string, std::string> device;
+  for (const NodeDef& n : def.node()) device[n.name()] = n.device();
+  EXPECT_EQ(device["w/Adam"], "/device:CPU:1");
+  EXPECT_EQ(device["w/Adam_1"], "/device:CPU:1");
+  EXPECT_EQ(device["Adam/update_w/ApplyAdam"], "/device:CPU:1");
+  EXPECT_EQ(device["b/Adam"], "/device:CPU:0");  // b asked for nothing: the scope's device
+  SessionOptions options;
+  options.cpu_devices = 2;
+  ClientSession session(root, options);
+  Status s = session.Run({}, {}, {init}, nullptr);
+  ASSERT_TRUE(s.ok()) << s;
+  s = session.Run({}, {}, {train}, nullptr);
+  ASSERT_TRUE(s.ok()) << s;
 }
 
 TEST_F(TrainingTest, InitializersAreSeededAndBounded) {
