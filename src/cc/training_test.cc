@@ -3,9 +3,11 @@
 #include <map>
 #include <string>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "flowvm/cc/client_session.h"
+#include "flowvm/cc/gradients.h"
 #include "flowvm/cc/ops.h"
 #include "flowvm/cc/training.h"
 
@@ -141,6 +143,30 @@ TEST_F(TrainingTest, SlotsGoWithTheirVariablesDevice) {
   ASSERT_TRUE(s.ok()) << s;
   s = session.Run({}, {}, {train}, nullptr);
   ASSERT_TRUE(s.ok()) << s;
+}
+
+// Every update waits for every gradient: the gradient of b reads w (through
+// the MatMul's gradient with respect to its input), which w's update changes
+// in place as soon as it may run.
+TEST_F(TrainingTest, UpdatesWaitForEveryGradient) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Const(root, Tensor::FromVector<float>({1, 2, 3, 4}, TensorShape({2, 2})));
+  Variable a(root.WithOpName("a"), {2, 2}, DT_FLOAT, init::Ones());
+  Variable w(root.WithOpName("w"), {2, 1}, DT_FLOAT, init::Ones());
+  auto loss = ops::Sum(root, ops::Square(root, ops::MatMul(root, ops::MatMul(root, x, a), w)), {0, 1});
+  std::vector<Output> grads;
+  ASSERT_TRUE(AddSymbolicGradients(root, {loss}, {a.ref(), w.ref()}, &grads).ok());
+  GradientDescentOptimizer(0.01f).ApplyGradients(root, {{grads[0], a}, {grads[1], w}});
+  ASSERT_TRUE(root.ok()) << root.status();
+  GraphDef def;
+  ASSERT_TRUE(root.ToGraphDef(&def).ok());
+  std::map<std::string, std::vector<std::string>> inputs;
+  for (const NodeDef& n : def.node()) inputs[n.name()] = {n.input().begin(), n.input().end()};
+  ASSERT_EQ(inputs.count("GradientDescent/gate_gradients"), 1u);
+  EXPECT_THAT(inputs["GradientDescent/gate_gradients"],
+              ::testing::UnorderedElementsAre("^" + grads[0].op().name(), "^" + grads[1].op().name()));
+  for (const char* update : {"GradientDescent/update_a/ApplyGradientDescent", "GradientDescent/update_w/ApplyGradientDescent"})
+    EXPECT_THAT(inputs[update], ::testing::Contains("^GradientDescent/gate_gradients")) << update;
 }
 
 TEST_F(TrainingTest, InitializersAreSeededAndBounded) {
