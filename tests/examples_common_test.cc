@@ -546,6 +546,22 @@ TEST_F(ProgressTest, BarRedrawsOneLine) {
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1);
 }
 
+// Programs that are not trainers (the word count) name their steps and show
+// their own metrics.
+TEST_F(ProgressTest, CustomUnitAndMetrics) {
+  {
+    ProgressBar bar(4, file_, ProgressBar::Style::kLines);
+    bar.SetUnit("files");
+    bar.SetLogInterval(2, 0);
+    for (int s = 1; s <= 4; ++s) bar.Update(s, std::to_string(s * 10) + " MB");
+  }
+  EXPECT_THAT(Lines(), ::testing::ElementsAre("files 2/4 (50%) 20 MB", "files 4/4 (100%) 40 MB"));
+  ProgressBar bar(10, file_, ProgressBar::Style::kBar);
+  bar.SetUnit("round");
+  EXPECT_EQ(bar.FormatBar(3, "1.5 MB/s"), "[#########.....................]  30% round 3/10 1.5 MB/s");
+  EXPECT_EQ(bar.FormatLine(3, ""), "round 3/10 (30%)");
+}
+
 TEST(FormatThousandsTest, Groups) {
   EXPECT_EQ(FormatThousands(0), "0");
   EXPECT_EQ(FormatThousands(999.4), "999");

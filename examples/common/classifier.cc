@@ -28,29 +28,28 @@ Status Finish(const Output& logits, const ModelOptions& options, Classifier* m) 
   m->correct = ops::Sum(root.WithOpName("correct"),
                         ops::Cast(root, ops::Equal(root, predicted, m->labels), DT_INT32), {0});
   m->global_step = Variable(root.WithOpName("global_step"), {}, DT_INT64, init::Zeros(), /*trainable=*/false);
-  std::unique_ptr<Optimizer> opt;
-  switch (options.optimizer) {
-    case OptimizerKind::kSgd:
-      opt = std::make_unique<GradientDescentOptimizer>(options.learning_rate);
-      break;
-    case OptimizerKind::kMomentum:
-      opt = std::make_unique<MomentumOptimizer>(options.learning_rate, 0.9f);
-      break;
-    case OptimizerKind::kAdam:
-      opt = std::make_unique<AdamOptimizer>(options.learning_rate);
-      break;
-    case OptimizerKind::kAdagrad:
-      opt = std::make_unique<AdagradOptimizer>(options.learning_rate);
-      break;
-    case OptimizerKind::kRMSProp:
-      opt = std::make_unique<RMSPropOptimizer>(options.learning_rate);
-      break;
-  }
+  std::unique_ptr<Optimizer> opt = MakeOptimizer(options);
   m->train = opt->Minimize(root, m->loss, {}, &m->global_step);
   return root.status();
 }
 
 }  // namespace
+
+std::unique_ptr<Optimizer> MakeOptimizer(const ModelOptions& options) {
+  switch (options.optimizer) {
+    case OptimizerKind::kSgd:
+      return std::make_unique<GradientDescentOptimizer>(options.learning_rate);
+    case OptimizerKind::kMomentum:
+      return std::make_unique<MomentumOptimizer>(options.learning_rate, 0.9f);
+    case OptimizerKind::kAdam:
+      break;
+    case OptimizerKind::kAdagrad:
+      return std::make_unique<AdagradOptimizer>(options.learning_rate);
+    case OptimizerKind::kRMSProp:
+      return std::make_unique<RMSPropOptimizer>(options.learning_rate);
+  }
+  return std::make_unique<AdamOptimizer>(options.learning_rate);
+}
 
 Status BuildMlp(int64_t inputs, const std::vector<int64_t>& hidden, int classes, const ModelOptions& options,
                 Classifier* m) {

@@ -6,6 +6,7 @@
 #define FLOWVM_EXAMPLES_COMMON_CLASSIFIER_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ struct ModelOptions {
   float learning_rate = 0.001f;
   int64_t seed = 1;  // weight initialization
 };
+
+// The optimizer `options` names, with its learning rate (momentum 0.9 for
+// kMomentum; TensorFlow's defaults otherwise).
+std::unique_ptr<Optimizer> MakeOptimizer(const ModelOptions& options);
 
 // A fully connected network: inputs -> hidden (ReLU each) -> classes.
 // `images` is fed as [batch, inputs].

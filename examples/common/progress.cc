@@ -33,15 +33,18 @@ std::string FormatThousands(double value) {
 
 namespace {
 
-void AppendMetrics(std::string* s, double loss, double accuracy, double examples_per_sec) {
-  *s += " loss ";
-  *s += Printf("%.4f", loss);
-  *s += " acc ";
-  *s += Printf("%.1f", accuracy * 100);
-  *s += "% ";
-  *s += FormatThousands(examples_per_sec);
-  *s += " ex/s";
+std::string Metrics(double loss, double accuracy, double examples_per_sec) {
+  std::string s = "loss ";
+  s += Printf("%.4f", loss);
+  s += " acc ";
+  s += Printf("%.1f", accuracy * 100);
+  s += "% ";
+  s += FormatThousands(examples_per_sec);
+  s += " ex/s";
+  return s;
 }
+
+std::string Spaced(const std::string& metrics) { return metrics.empty() ? metrics : " " + metrics; }
 
 }  // namespace
 
@@ -58,7 +61,15 @@ void ProgressBar::SetLogInterval(int64_t steps, double seconds) {
 }
 
 std::string ProgressBar::FormatLine(int64_t step, double loss, double accuracy, double examples_per_sec) const {
-  std::string s = "step ";
+  return FormatLine(step, Metrics(loss, accuracy, examples_per_sec));
+}
+
+std::string ProgressBar::FormatBar(int64_t step, double loss, double accuracy, double examples_per_sec) const {
+  return FormatBar(step, Metrics(loss, accuracy, examples_per_sec));
+}
+
+std::string ProgressBar::FormatLine(int64_t step, const std::string& metrics) const {
+  std::string s = unit_ + " ";
   s += std::to_string(step);
   if (total_steps_ > 0) {
     s += '/';
@@ -67,11 +78,10 @@ std::string ProgressBar::FormatLine(int64_t step, double loss, double accuracy, 
     s += std::to_string(std::clamp<int64_t>(step * 100 / total_steps_, 0, 100));
     s += "%)";
   }
-  AppendMetrics(&s, loss, accuracy, examples_per_sec);
-  return s;
+  return s + Spaced(metrics);
 }
 
-std::string ProgressBar::FormatBar(int64_t step, double loss, double accuracy, double examples_per_sec) const {
+std::string ProgressBar::FormatBar(int64_t step, const std::string& metrics) const {
   const double fraction = total_steps_ > 0 ? std::clamp(double(step) / double(total_steps_), 0.0, 1.0) : 0.0;
   const int filled = static_cast<int>(fraction * kBarWidth);
   std::string s = "[";
@@ -79,22 +89,31 @@ std::string ProgressBar::FormatBar(int64_t step, double loss, double accuracy, d
   s.append(kBarWidth - filled, '.');
   s += "] ";
   s += Printf("%3.0f", std::floor(fraction * 100));
-  s += "% step ";
+  s += "% ";
+  s += unit_;
+  s += ' ';
   s += std::to_string(step);
   if (total_steps_ > 0) {
     s += '/';
     s += std::to_string(total_steps_);
   }
-  AppendMetrics(&s, loss, accuracy, examples_per_sec);
-  return s;
+  return s + Spaced(metrics);
 }
 
 void ProgressBar::Update(int64_t step, double loss, double accuracy, double examples_per_sec) {
   if (finished_) return;
+  metrics_ = Metrics(loss, accuracy, examples_per_sec);
+  Record(step);
+}
+
+void ProgressBar::Update(int64_t step, const std::string& metrics) {
+  if (finished_) return;
+  metrics_ = metrics;
+  Record(step);
+}
+
+void ProgressBar::Record(int64_t step) {
   step_ = step;
-  loss_ = loss;
-  accuracy_ = accuracy;
-  examples_per_sec_ = examples_per_sec;
   have_update_ = true;
   shown_ = false;
   const double since = std::chrono::duration<double>(Clock::now() - last_shown_time_).count();
@@ -107,10 +126,10 @@ void ProgressBar::Update(int64_t step, double loss, double accuracy, double exam
 void ProgressBar::Show() {
   if (bar_) {
     // "\x1b[K" clears what a longer previous line left behind.
-    std::fprintf(out_, "\r%s\x1b[K", FormatBar(step_, loss_, accuracy_, examples_per_sec_).c_str());
+    std::fprintf(out_, "\r%s\x1b[K", FormatBar(step_, metrics_).c_str());
     drawn_ = true;
   } else {
-    std::fprintf(out_, "%s\n", FormatLine(step_, loss_, accuracy_, examples_per_sec_).c_str());
+    std::fprintf(out_, "%s\n", FormatLine(step_, metrics_).c_str());
   }
   std::fflush(out_);
   shown_ = true;

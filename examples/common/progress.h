@@ -9,7 +9,10 @@
 // final step:
 //   step 450/1000 (45%) loss 0.3121 acc 91.2% 12,345 ex/s
 // `step` counts completed steps (total_steps at the end); accuracy is a
-// fraction in [0, 1]. Thread-compatible.
+// fraction in [0, 1]. Programs that are not trainers pass their own metrics
+// text and name their steps (SetUnit):
+//   [#########.....................]  30% files 3/10 12.3 MB 45.6 MB/s
+// Thread-compatible.
 #ifndef FLOWVM_EXAMPLES_COMMON_PROGRESS_H_
 #define FLOWVM_EXAMPLES_COMMON_PROGRESS_H_
 
@@ -17,6 +20,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 namespace flowvm::examples {
 
@@ -35,7 +39,12 @@ class ProgressBar {
   void SetLogInterval(int64_t steps, double seconds);
   bool is_bar() const { return bar_; }
 
+  // What the steps are called ("step" by default, "files", "round", ...).
+  void SetUnit(std::string unit) { unit_ = std::move(unit); }
+
   void Update(int64_t step, double loss, double accuracy, double examples_per_sec);
+  // The same with `metrics` shown in place of loss, accuracy and examples/s.
+  void Update(int64_t step, const std::string& metrics);
   // Shows the last update if it was not shown and ends the line. Later
   // calls do nothing.
   void Finish();
@@ -43,10 +52,13 @@ class ProgressBar {
   // The text of one update, without '\r' or '\n' (for tests and summaries).
   std::string FormatBar(int64_t step, double loss, double accuracy, double examples_per_sec) const;
   std::string FormatLine(int64_t step, double loss, double accuracy, double examples_per_sec) const;
+  std::string FormatBar(int64_t step, const std::string& metrics) const;
+  std::string FormatLine(int64_t step, const std::string& metrics) const;
 
  private:
   using Clock = std::chrono::steady_clock;
   void Show();
+  void Record(int64_t step);
 
   int64_t total_steps_;
   std::FILE* out_;
@@ -58,7 +70,8 @@ class ProgressBar {
   bool shown_ = true;  // whether the latest update is on screen
   bool drawn_ = false; // whether a bar is on the current line
   int64_t step_ = 0, last_shown_step_ = 0;
-  double loss_ = 0, accuracy_ = 0, examples_per_sec_ = 0;
+  std::string unit_ = "step";
+  std::string metrics_;  // "loss ... ex/s" or the caller's text
   Clock::time_point last_shown_time_;
 };
 

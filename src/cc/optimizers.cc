@@ -28,11 +28,32 @@ Operation Optimizer::ApplyGradients(const Scope& scope,
                                     const Variable* global_step) {
   Scope s = scope.NewSubScope(name_);
   std::vector<Variable> vars;
-  for (const auto& gv : grads_and_vars) vars.push_back(gv.second);
+  std::vector<Operation> grad_ops;
+  for (const auto& gv : grads_and_vars) {
+    vars.push_back(gv.second);
+    if (gv.first.valid()) grad_ops.push_back(gv.first.op());
+  }
+  // The updates wait until every gradient is computed (TensorFlow's
+  // gate_gradients). A gradient may read a variable that another update
+  // changes in place: a MatMul's gradient with respect to its input reads
+  // the weights, whose own update needs only the other half of that
+  // gradient. Started as soon as its own gradient was ready, an update could
+  // change the weights before an earlier layer's gradient had read them;
+  // across tasks, where a read waits for a message, it often did.
+  Operation gate = ops::NoOp(s.WithControlDependencies(grad_ops).WithOpName("gate_gradients")).operation;
+  Scope gated = s.WithControlDependencies({gate});
   Prepare(s, vars);
   std::vector<Operation> updates;
   for (const auto& [grad, var] : grads_and_vars) {
-    Scope update_scope = s.NewSubScope("update_" + var.name());
+    // The update and its slots (made in its scope) go on the variable's
+    // device, whatever the scope's (TensorFlow's colocate_with(var)): the
+    // update takes them all by reference, so they must share a device. Left
+    // to the scope's device, the update could not be placed; left to none,
+    // a slot is placed by the initialization step, which has no update to
+    // colocate it with its variable, and the first training step fails.
+    Scope update_scope = gated.NewSubScope("update_" + var.name());
+    const std::string& device = var.ref().node()->requested_device();
+    if (!device.empty()) update_scope = update_scope.WithDevice(device);
     updates.push_back(ApplyDense(update_scope, grad, var).op());
   }
   std::vector<Operation> finish = Finish(s, updates);

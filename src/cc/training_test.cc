@@ -1,9 +1,13 @@
 // Variables, initializers and optimizers of the client API, trained end to end.
 #include <cmath>
+#include <map>
+#include <string>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "flowvm/cc/client_session.h"
+#include "flowvm/cc/gradients.h"
 #include "flowvm/cc/ops.h"
 #include "flowvm/cc/training.h"
 
@@ -109,6 +113,60 @@ TEST_F(TrainingTest, SlotsAndBetaPowersAreVariables) {
   EXPECT_EQ(names, (std::vector<std::string>{"w", "b", "Adam/beta1_power", "Adam/beta2_power", "w/Adam", "w/Adam_1",
                                              "b/Adam", "b/Adam_1"}));
   EXPECT_EQ(TrainableVariables(r.root).size(), 2u);
+}
+
+// An update and its slots live on their variable's device (the update takes
+// them by reference), even when the optimizer's scope names another device or
+// none: the initialization step, which has no update in it, would otherwise
+// place a slot apart and the first training step could not colocate them.
+TEST_F(TrainingTest, SlotsGoWithTheirVariablesDevice) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Const(root, Tensor::FromVector<float>({1, 2, 3, 4}, TensorShape({2, 2})));
+  Variable w(root.WithDevice("/device:CPU:1").WithOpName("w"), {2, 1}, DT_FLOAT, init::Ones());
+  Variable b(root.WithOpName("b"), {1}, DT_FLOAT, init::Zeros());
+  auto loss = ops::Sum(root, ops::Square(root, ops::Add(root, ops::MatMul(root, x, w), b)), {0, 1});
+  Operation train = AdamOptimizer(0.1f).Minimize(root.WithDevice("/device:CPU:0"), loss);
+  Operation init = GlobalVariablesInitializer(root);
+  ASSERT_TRUE(root.ok()) << root.status();
+  GraphDef def;
+  ASSERT_TRUE(root.ToGraphDef(&def).ok());
+  std::map<std::string, std::string> device;
+  for (const NodeDef& n : def.node()) device[n.name()] = n.device();
+  EXPECT_EQ(device["w/Adam"], "/device:CPU:1");
+  EXPECT_EQ(device["w/Adam_1"], "/device:CPU:1");
+  EXPECT_EQ(device["Adam/update_w/ApplyAdam"], "/device:CPU:1");
+  EXPECT_EQ(device["b/Adam"], "/device:CPU:0");  // b asked for nothing: the scope's device
+  SessionOptions options;
+  options.cpu_devices = 2;
+  ClientSession session(root, options);
+  Status s = session.Run({}, {}, {init}, nullptr);
+  ASSERT_TRUE(s.ok()) << s;
+  s = session.Run({}, {}, {train}, nullptr);
+  ASSERT_TRUE(s.ok()) << s;
+}
+
+// Every update waits for every gradient: the gradient of b reads w (through
+// the MatMul's gradient with respect to its input), which w's update changes
+// in place as soon as it may run.
+TEST_F(TrainingTest, UpdatesWaitForEveryGradient) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Const(root, Tensor::FromVector<float>({1, 2, 3, 4}, TensorShape({2, 2})));
+  Variable a(root.WithOpName("a"), {2, 2}, DT_FLOAT, init::Ones());
+  Variable w(root.WithOpName("w"), {2, 1}, DT_FLOAT, init::Ones());
+  auto loss = ops::Sum(root, ops::Square(root, ops::MatMul(root, ops::MatMul(root, x, a), w)), {0, 1});
+  std::vector<Output> grads;
+  ASSERT_TRUE(AddSymbolicGradients(root, {loss}, {a.ref(), w.ref()}, &grads).ok());
+  GradientDescentOptimizer(0.01f).ApplyGradients(root, {{grads[0], a}, {grads[1], w}});
+  ASSERT_TRUE(root.ok()) << root.status();
+  GraphDef def;
+  ASSERT_TRUE(root.ToGraphDef(&def).ok());
+  std::map<std::string, std::vector<std::string>> inputs;
+  for (const NodeDef& n : def.node()) inputs[n.name()] = {n.input().begin(), n.input().end()};
+  ASSERT_EQ(inputs.count("GradientDescent/gate_gradients"), 1u);
+  EXPECT_THAT(inputs["GradientDescent/gate_gradients"],
+              ::testing::UnorderedElementsAre("^" + grads[0].op().name(), "^" + grads[1].op().name()));
+  for (const char* update : {"GradientDescent/update_a/ApplyGradientDescent", "GradientDescent/update_w/ApplyGradientDescent"})
+    EXPECT_THAT(inputs[update], ::testing::Contains("^GradientDescent/gate_gradients")) << update;
 }
 
 TEST_F(TrainingTest, InitializersAreSeededAndBounded) {
