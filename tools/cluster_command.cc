@@ -73,7 +73,15 @@ bool Alive(pid_t pid) {
   // Reap it if it is our child and has exited.
   int status = 0;
   if (waitpid(pid, &status, WNOHANG) == pid) return false;
-  return kill(pid, 0) == 0;
+  if (kill(pid, 0) != 0) return false;
+  // A server outlives `cluster up`, so its parent is init, which may reap
+  // it a while after it exited: a zombie has stopped.
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const size_t paren = line.rfind(')');
+  return paren == std::string::npos || paren + 2 >= line.size() ||
+         (line[paren + 2] != 'Z' && line[paren + 2] != 'X');
 }
 
 // Starts `flowvm server` for one task, detached in a session of its own.
