@@ -5,13 +5,17 @@
 # client on the first machine that runs steps across all three. Nothing
 # listens on, or sends to, any other address.
 #
-#   tests/several_hosts_test.sh FLOWVM_BINARY
+#   tests/several_hosts_test.sh FLOWVM_BINARY [DISTRIBUTED_DIGITS_BINARY]
+#
+# With the second program it also trains the digits MLP across the machines
+# (examples/distributed_digits.cc, synchronous data parallelism).
 #
 # Needs root (CAP_NET_ADMIN) and iproute2; exits 77 (ctest: skipped) with a
 # message where network namespaces cannot be made.
 set -euo pipefail
 
-flowvm=${1:?usage: several_hosts_test.sh FLOWVM_BINARY}
+flowvm=${1:?usage: several_hosts_test.sh FLOWVM_BINARY [DISTRIBUTED_DIGITS_BINARY]}
+digits=${2:-}
 tag="fv$$"
 switch="${tag}s"
 hosts=("${tag}a" "${tag}b" "${tag}c")
@@ -99,4 +103,10 @@ for i in 0 1 2; do
   listening=$(ip netns exec "${hosts[$i]}" ss -Hltn | awk '{print $4}' | sed -e 's/^\[::ffff:\(.*\)\]/\1/')
   [[ "$listening" == "$subnet.$((i + 1)):$port" ]] || { echo "FAILED: host $i listens on: $listening"; exit 1; }
 done
+if [[ -n "$digits" ]]; then
+  ip netns exec "${hosts[0]}" "$digits" --mode sync --target "grpc://$subnet.2:$port" --workers 2 --steps 400 \
+    --no-progress --min-accuracy 0.95 >"$work/digits.out" 2>&1 || {
+    echo "FAILED: the digits MLP did not train across the machines:"; cat "$work/digits.out"; exit 1; }
+  cat "$work/digits.out"
+fi
 echo "PASSED: trained across 3 network namespaces ($subnet.1-3)"
