@@ -104,7 +104,7 @@ for i in 0 1 2; do
   [[ "$listening" == "$subnet.$((i + 1)):$port" ]] || { echo "FAILED: host $i listens on: $listening"; exit 1; }
 done
 if [[ -n "$digits" ]]; then
-  ip netns exec "${hosts[0]}" "$digits" --mode sync --target "grpc://$subnet.2:$port" --workers 2 --steps 400 \
+  ip netns exec "${hosts[0]}" "$digits" --mode sync --target "grpc://$subnet.2:$port" --workers 2 --steps 800 \
     --no-progress --min-accuracy 0.95 >"$work/digits.out" 2>&1 || {
     echo "FAILED: the digits MLP did not train across the machines:"; cat "$work/digits.out"; exit 1; }
   cat "$work/digits.out"
