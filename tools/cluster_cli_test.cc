@@ -135,6 +135,27 @@ TEST_F(ClusterCliTest, KillingAWorkerMidStepNamesIt) {
   std::printf("client saw the death after %.1f s (the step started 1.5 s before the kill): %s", secs, err.c_str());
 }
 
+// SIGTERM during a step: the task aborts it (the client hears why), releases
+// its port and exits 0.
+TEST_F(ClusterCliTest, SigtermMidStepAbortsItAndExitsCleanly) {
+  WriteText(dir_ + "/slow.pbtxt", SlowGraph(300));
+  const int victim = PidOf(cluster_dir(), "worker-1");
+  ASSERT_GT(victim, 0);
+  const std::string cmd = "cd " + ShellQuote(dir_) + " && (" + ShellQuote(testing::CliPath()) +
+                          " run slow.pbtxt --fetch total --target-server " + target_ +
+                          " >run.out 2>run.err; echo $? >run.rc) & sleep 1.5; kill -TERM " + std::to_string(victim) +
+                          "; wait";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const std::string err = ReadFileBytes(dir_ + "/run.err");
+  EXPECT_EQ(ReadFileBytes(dir_ + "/run.rc"), "1\n") << err;
+  EXPECT_NE(err.find("Unavailable"), std::string::npos) << err;
+  EXPECT_NE(err.find("/job:worker/replica:0/task:1"), std::string::npos) << err;
+  for (int i = 0; i < 500 && kill(victim, 0) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const std::string log = ReadFileBytes(cluster_dir() + "/worker-1.log");
+  EXPECT_NE(log.find("stopped"), std::string::npos) << log;
+  killed_ = "none";  // it stopped by itself, cleanly
+}
+
 // A deadline stops the step on every task and says what was running.
 TEST_F(ClusterCliTest, ADeadlineStopsTheStepEverywhere) {
   WriteText(dir_ + "/slow.pbtxt", SlowGraph(300));
