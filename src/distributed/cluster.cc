@@ -53,6 +53,9 @@ Status ParseJobs(const json& cluster, std::map<std::string, std::map<int, std::s
         return errors::InvalidArgument(where, ": address must be a string, got ", address.dump());
       const std::string a = address.get<std::string>();
       FLOWVM_RETURN_IF_ERROR(CheckAddress(where, a));
+      // Object keys "0" and "00" are the same task.
+      if (tasks.count(index) > 0)
+        return errors::InvalidArgument(where, ": task index given twice ('", tasks[index], "' and '", a, "')");
       if (!seen.insert(a).second) return errors::InvalidArgument(where, ": address '", a, "' is used twice");
       tasks[index] = a;
       return Status::OK();
