@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -194,6 +195,12 @@ StatusOr<ServerDef> ServerDefFromTfConfig(std::string_view text) {
   if (task.contains("index")) {
     const json& index = task["index"];
     if (index.is_number_integer()) {
+      // get<int>() would wrap an index outside int's range onto another task.
+      const bool fits = index.is_number_unsigned()
+                            ? index.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<int>::max())
+                            : index.get<int64_t>() >= std::numeric_limits<int>::min() &&
+                                  index.get<int64_t>() <= std::numeric_limits<int>::max();
+      if (!fits) return errors::InvalidArgument("TF_CONFIG task index ", index.dump(), " is out of range");
       def.task.index = index.get<int>();
     } else if (index.is_string() && !index.get<std::string>().empty() &&
                index.get<std::string>().find_first_not_of("0123456789") == std::string::npos &&
