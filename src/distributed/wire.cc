@@ -271,6 +271,12 @@ Status WireReader::ReadBytes(void* dst, uint64_t n) {
 Status WireReader::ReadTensor(const TensorMeta& meta, const std::string& what, Tensor* out) {
   if (meta.total_byte_size() > meta.byte_size())
     return errors::InvalidArgument(what, ": a chunk of a tensor where a whole one was expected");
+  // Below, a numeric tensor takes total_byte_size bytes when it is set:
+  // fewer than byte_size would leave the rest to be misread as the next
+  // tensor.
+  if (meta.total_byte_size() != 0 && meta.total_byte_size() != meta.byte_size())
+    return errors::InvalidArgument(what, ": announces ", meta.byte_size(), " bytes but a total of ",
+                                   meta.total_byte_size());
   if (meta.byte_size() > remaining_)
     return errors::InvalidArgument(what, ": announces ", meta.byte_size(), " bytes but the message has ", remaining_,
                                    " left");
