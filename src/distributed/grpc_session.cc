@@ -8,6 +8,7 @@
 
 #include "distributed/grpc_util.h"
 #include "distributed/wire.h"
+#include "distributed/worker_interface.h"
 #include "flowvm/master.pb.h"
 #include "flowvm/session.h"
 #include "runtime/session_factory.h"
@@ -51,7 +52,7 @@ class GrpcSession : public Session {
     WireReader reader;
     // The master waits up to connect_timeout_ms for the cluster; so do we,
     // and a little more, for the master itself to come up.
-    const auto timeout = std::chrono::milliseconds(std::max<int64_t>(options_.connect_timeout_ms, 0)) +
+    const auto timeout = std::chrono::milliseconds(ClampTimeoutMs(std::max<int64_t>(options_.connect_timeout_ms, 0))) +
                          std::chrono::seconds(10);
     FLOWVM_RETURN_IF_ERROR(Call(method::kCreateSession, request, &payload, &response, &reader, timeout));
     handle_ = response.session_handle();
@@ -94,9 +95,10 @@ class GrpcSession : public Session {
     }
     for (const std::string& f : fetches) request.add_fetch(f);
     for (const std::string& t : targets) request.add_target(t);
-    const auto timeout = run_options.timeout_in_ms() > 0
+    const int64_t timeout_ms = ClampTimeoutMs(run_options.timeout_in_ms());
+    const auto timeout = timeout_ms > 0
                              ? std::chrono::duration_cast<std::chrono::milliseconds>(
-                                   std::chrono::milliseconds(run_options.timeout_in_ms()) + std::chrono::seconds(15))
+                                   std::chrono::milliseconds(timeout_ms) + std::chrono::seconds(15))
                              : std::chrono::duration_cast<std::chrono::milliseconds>(kStepTimeout);
     RunStepResponse response;
     WireReader reader;
