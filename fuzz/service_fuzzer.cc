@@ -45,6 +45,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -455,14 +456,20 @@ void WriteSeeds(const std::string& dir) {
     add(2, r);
   }
   {
-    RunGraphRequest r;
-    WirePayload p;
-    r.set_graph_handle("0123456789abcdef/1");
-    r.set_step_id(7);
-    Feed(r.mutable_send(), &p, key_x, Floats({1, 2}));
-    r.add_recv_key(key_y);
-    seeds.emplace_back(3, Flatten(p.Seal(r)));
-    seeds.emplace_back(kRunGraphOfPartition, seeds.back().second);
+    auto run_graph = [&](int64_t timeout_ms) {
+      RunGraphRequest r;
+      WirePayload p;
+      r.set_graph_handle("0123456789abcdef/1");
+      r.set_step_id(7);
+      r.set_timeout_in_ms(timeout_ms);
+      Feed(r.mutable_send(), &p, key_x, Floats({1, 2}));
+      r.add_recv_key(key_y);
+      return Flatten(p.Seal(r));
+    };
+    seeds.emplace_back(3, run_graph(0));
+    seeds.emplace_back(kRunGraphOfPartition, run_graph(0));
+    // Timeouts of centuries once overflowed the deadlines.
+    seeds.emplace_back(kRunGraphOfPartition, run_graph(int64_t{1} << 62));
     RunGraphRequest no_feed;
     no_feed.set_step_id(8);
     no_feed.add_recv_key(key_y);
@@ -509,6 +516,8 @@ void WriteSeeds(const std::string& dir) {
     r.mutable_options()->add_device_filters("/job:worker");
     r.mutable_options()->set_compress_float_transfers(true);
     add(9, r);
+    r.mutable_options()->set_connect_timeout_ms(std::numeric_limits<int64_t>::max());
+    add(9, r);
   }
   {
     ExtendSessionRequest r;
@@ -532,6 +541,8 @@ void WriteSeeds(const std::string& dir) {
     read.add_fetch("r");
     read.mutable_options()->set_timeout_in_ms(1000);
     read.mutable_options()->set_trace_level(RunOptions::FULL_TRACE);
+    add(kRunStepInSession, read);
+    read.mutable_options()->set_timeout_in_ms(std::numeric_limits<int64_t>::max());
     add(kRunStepInSession, read);
   }
   {
