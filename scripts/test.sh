@@ -3,14 +3,17 @@
 #   (a) Release build in build/ and its tests,
 #   (b) clang build with AddressSanitizer + UndefinedBehaviorSanitizer in
 #       build-asan/ and its tests,
-#   (c) the GraphDef fuzzer over fuzz/corpus/ for a bounded time,
+#   (c) the fuzzers for a bounded time: GraphDef (fuzz/corpus/, 60 s) and
+#       the server's gRPC methods (fuzz/service_corpus/, 30 s),
 #   (d) clang build with ThreadSanitizer in build-tsan/ and the runtime's
 #       tests (executor, rendezvous, sessions across devices, concurrent
 #       steps), unless FLOWVM_SKIP_TSAN=1.
 #
 #   bash scripts/test.sh
 #   FLOWVM_SKIP_ASAN=1 FLOWVM_SKIP_TSAN=1 bash scripts/test.sh   # only (a): quick local run
-#   FLOWVM_FUZZ_SECONDS=300 bash scripts/test.sh # fuzz longer (default 60)
+#   FLOWVM_FUZZ_SECONDS=300 bash scripts/test.sh # fuzz longer (default 60; the
+#                                                # service fuzzer half that, or
+#                                                # FLOWVM_SERVICE_FUZZ_SECONDS)
 #
 # Ends with one line "N passed, M failed" (tests of both ctest runs; a build
 # that fails or a fuzzer that finds a crash counts as one failure more) and
@@ -21,6 +24,9 @@ repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo_root"
 
 fuzz_seconds=${FLOWVM_FUZZ_SECONDS:-60}
+# The service fuzzer gets half as long: each input builds a task (devices,
+# worker, master), so it runs fewer inputs, but its surface is smaller.
+service_fuzz_seconds=${FLOWVM_SERVICE_FUZZ_SECONDS:-$(( (fuzz_seconds + 1) / 2 ))}
 ctest_args=(--output-on-failure -j2 --timeout 600)
 
 total_passed=0
@@ -63,6 +69,35 @@ run_ctest() {
     notes+=("$name: no tests found")
   else
     fail_stage "$name: ctest exited with status $rc and printed no summary"
+  fi
+}
+
+# run_fuzzer NAME CORPUS SECONDS: runs build-asan/fuzz/NAME over a copy of
+# CORPUS for SECONDS; a crash counts as a failure and keeps its inputs.
+run_fuzzer() {
+  local name=$1 corpus=$2 seconds=$3
+  local fuzzer=build-asan/fuzz/$name
+  if [[ ! -x $fuzzer ]]; then
+    notes+=("fuzz: $fuzzer not built, skipped")
+    return
+  fi
+  banner "(c) $fuzzer for ${seconds}s"
+  # Work on a copy of the corpus: libFuzzer adds the inputs it finds to
+  # the corpus directory and writes crash files beside it.
+  local fuzz_dir="$tmp_root/$name" fuzz_rc=0
+  mkdir -p "$fuzz_dir/corpus" "$fuzz_dir/artifacts"
+  if [[ -d $corpus ]]; then
+    cp -R "$corpus/." "$fuzz_dir/corpus/"
+  fi
+  (cd "$fuzz_dir" &&
+    "$repo_root/$fuzzer" -max_total_time="$seconds" -timeout=30 \
+      -print_final_stats=1 -artifact_prefix="$fuzz_dir/artifacts/" corpus
+  ) </dev/null || fuzz_rc=$?
+  if [[ $fuzz_rc -eq 0 ]]; then
+    notes+=("fuzz: $name: no crash in ${seconds}s")
+  else
+    keep_tmp=1
+    fail_stage "fuzz: $fuzzer exited with status $fuzz_rc; inputs kept in $fuzz_dir/artifacts/"
   fi
 }
 
@@ -111,30 +146,8 @@ else
     run_ctest asan build-asan -LE slow
 
     # ---- (c) fuzzing ---------------------------------------------------------
-    fuzzer=build-asan/fuzz/graphdef_fuzzer
-    if [[ -x $fuzzer ]]; then
-      banner "(c) $fuzzer for ${fuzz_seconds}s"
-      # Work on a copy of the corpus: libFuzzer adds the inputs it finds to
-      # the corpus directory and writes crash files beside it.
-      fuzz_dir="$tmp_root/fuzz"
-      mkdir -p "$fuzz_dir/corpus" "$fuzz_dir/artifacts"
-      if [[ -d fuzz/corpus ]]; then
-        cp -R fuzz/corpus/. "$fuzz_dir/corpus/"
-      fi
-      fuzz_rc=0
-      (cd "$fuzz_dir" &&
-        "$repo_root/$fuzzer" -max_total_time="$fuzz_seconds" -timeout=30 \
-          -print_final_stats=1 -artifact_prefix="$fuzz_dir/artifacts/" corpus
-      ) </dev/null || fuzz_rc=$?
-      if [[ $fuzz_rc -eq 0 ]]; then
-        notes+=("fuzz: no crash in ${fuzz_seconds}s")
-      else
-        keep_tmp=1
-        fail_stage "fuzz: $fuzzer exited with status $fuzz_rc; inputs kept in $fuzz_dir/artifacts/"
-      fi
-    else
-      notes+=("fuzz: $fuzzer not built, skipped")
-    fi
+    run_fuzzer graphdef_fuzzer fuzz/corpus "$fuzz_seconds"
+    run_fuzzer service_fuzzer fuzz/service_corpus "$service_fuzz_seconds"
   else
     fail_stage "asan: build failed"
   fi

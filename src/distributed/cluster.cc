@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -53,6 +54,9 @@ Status ParseJobs(const json& cluster, std::map<std::string, std::map<int, std::s
         return errors::InvalidArgument(where, ": address must be a string, got ", address.dump());
       const std::string a = address.get<std::string>();
       FLOWVM_RETURN_IF_ERROR(CheckAddress(where, a));
+      // Object keys "0" and "00" are the same task.
+      if (tasks.count(index) > 0)
+        return errors::InvalidArgument(where, ": task index given twice ('", tasks[index], "' and '", a, "')");
       if (!seen.insert(a).second) return errors::InvalidArgument(where, ": address '", a, "' is used twice");
       tasks[index] = a;
       return Status::OK();
@@ -191,6 +195,12 @@ StatusOr<ServerDef> ServerDefFromTfConfig(std::string_view text) {
   if (task.contains("index")) {
     const json& index = task["index"];
     if (index.is_number_integer()) {
+      // get<int>() would wrap an index outside int's range onto another task.
+      const bool fits = index.is_number_unsigned()
+                            ? index.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<int>::max())
+                            : index.get<int64_t>() >= std::numeric_limits<int>::min() &&
+                                  index.get<int64_t>() <= std::numeric_limits<int>::max();
+      if (!fits) return errors::InvalidArgument("TF_CONFIG task index ", index.dump(), " is out of range");
       def.task.index = index.get<int>();
     } else if (index.is_string() && !index.get<std::string>().empty() &&
                index.get<std::string>().find_first_not_of("0123456789") == std::string::npos &&

@@ -2,6 +2,7 @@
 // shared state, feeds and fetches, large and compressed transfers, and the
 // errors of bad graphs, missing tasks and restarted ones.
 #include <chrono>
+#include <limits>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -164,6 +165,26 @@ TEST(ClusterSessionTest, NoMasterAtTheTargetIsUnavailableWithinTheBound) {
   EXPECT_TRUE(HasError(s.status(), Code::kUnavailable, {"the master at " + options.target, "300 ms"})) << s.status();
   options.target = "grpc://no-port";
   EXPECT_TRUE(HasError(Session::Create(options, GraphOf({})).status(), Code::kInvalidArgument, {"grpc://no-port"}));
+}
+
+TEST(ClusterSessionTest, HugeTimeoutsAreNoDeadline) {
+  // Deadlines are now + timeout in nanoseconds: timeouts of centuries must
+  // not overflow into the past (or into undefined behaviour) anywhere on
+  // the way (client, master, workers).
+  LocalCluster cluster({{"ps", 1}, {"worker", 2}});
+  ASSERT_TRUE(cluster.StartAll());
+  SessionOptions options = At(cluster.Target("worker"));
+  options.connect_timeout_ms = std::numeric_limits<int64_t>::max();
+  auto session = NewSessionOrDie(AcrossTasks(), options);
+  ASSERT_NE(session, nullptr);
+  std::vector<Tensor> out;
+  for (int64_t timeout : {int64_t{1} << 40, int64_t{1} << 62, std::numeric_limits<int64_t>::max()}) {
+    RunOptions run_options;
+    run_options.set_timeout_in_ms(timeout);
+    FLOWVM_ASSERT_OK(session->Run(run_options, {}, {}, {"init"}, &out, nullptr));
+    FLOWVM_ASSERT_OK(session->Run(run_options, {{"x", F({3, 4}, {2})}}, {"z"}, {}, &out, nullptr));
+    ExpectTensorNear(out[0], F({4, 10}, {2}));
+  }
 }
 
 TEST(ClusterSessionTest, ADeadTaskFailsTheStepNamingIt) {

@@ -8,6 +8,7 @@
 
 #include "distributed/grpc_util.h"
 #include "distributed/wire.h"
+#include "distributed/worker_interface.h"
 #include "flowvm/master.pb.h"
 #include "flowvm/session.h"
 #include "runtime/session_factory.h"
@@ -54,7 +55,7 @@ class GrpcSession : public Session {
     // The master may be starting: wait for it up to the connect timeout;
     // then it waits as long for the rest of the cluster, and we a little
     // longer than that.
-    const auto connect = std::chrono::milliseconds(std::max<int64_t>(options_.connect_timeout_ms, 1));
+    const auto connect = std::chrono::milliseconds(ClampTimeoutMs(std::max<int64_t>(options_.connect_timeout_ms, 1)));
     if (!channel_->WaitForConnected(std::chrono::system_clock::now() + connect))
       return errors::Unavailable(peer_, " did not answer within ", connect.count(),
                                  " ms (is a flowvm server running there?)");
@@ -100,9 +101,10 @@ class GrpcSession : public Session {
     }
     for (const std::string& f : fetches) request.add_fetch(f);
     for (const std::string& t : targets) request.add_target(t);
-    const auto timeout = run_options.timeout_in_ms() > 0
+    const int64_t timeout_ms = ClampTimeoutMs(run_options.timeout_in_ms());
+    const auto timeout = timeout_ms > 0
                              ? std::chrono::duration_cast<std::chrono::milliseconds>(
-                                   std::chrono::milliseconds(run_options.timeout_in_ms()) + std::chrono::seconds(15))
+                                   std::chrono::milliseconds(timeout_ms) + std::chrono::seconds(15))
                              : std::chrono::duration_cast<std::chrono::milliseconds>(kStepTimeout);
     RunStepResponse response;
     WireReader reader;

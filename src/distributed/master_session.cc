@@ -174,8 +174,8 @@ Status MasterSession::Connect() {
   if (tasks_.empty())
     return errors::InvalidArgument("the session's device filters match no task of the cluster: ",
                                    workers_->cluster().Describe());
-  const auto timeout = std::chrono::milliseconds(options_.connect_timeout_ms() > 0 ? options_.connect_timeout_ms()
-                                                                                   : 30000);
+  const auto timeout = std::chrono::milliseconds(
+      options_.connect_timeout_ms() > 0 ? ClampTimeoutMs(options_.connect_timeout_ms()) : 30000);
   const auto deadline = Clock::now() + timeout;
   std::map<std::string, GetStatusResponse> statuses;
   std::map<std::string, Status> failed;
@@ -435,9 +435,10 @@ Status MasterSession::Run(const RunStepRequest& request, const std::vector<Tenso
   const size_t n = prepared->parts.size();
   shared->remaining = static_cast<int>(n);
   std::vector<RunGraphCall> calls(n);
-  const auto rpc_timeout = run_options.timeout_in_ms() > 0
+  const int64_t timeout_ms = ClampTimeoutMs(run_options.timeout_in_ms());
+  const auto rpc_timeout = timeout_ms > 0
                                ? std::chrono::duration_cast<Clock::duration>(
-                                     std::chrono::milliseconds(run_options.timeout_in_ms()) + kAbortGrace)
+                                     std::chrono::milliseconds(timeout_ms) + kAbortGrace)
                                : std::chrono::duration_cast<Clock::duration>(kStepRpcTimeout);
   for (size_t i = 0; i < n; ++i) state.calls.push_back(std::make_shared<CallOptions>(rpc_timeout));
 
@@ -487,7 +488,7 @@ Status MasterSession::Run(const RunStepRequest& request, const std::vector<Tenso
     call.request.set_trace_level(run_options.trace_level());
     // The master enforces the deadline; the workers' own, a little later,
     // is for a master that went away.
-    if (run_options.timeout_in_ms() > 0) call.request.set_timeout_in_ms(run_options.timeout_in_ms() + 2000);
+    if (timeout_ms > 0) call.request.set_timeout_in_ms(timeout_ms + 2000);
     call.request.set_compress_float_transfers(options_.compress_float_transfers());
     for (const auto& [index, k] : part.keys.feeds) {
       NamedTensorMeta* m = call.request.add_send();
@@ -521,8 +522,8 @@ Status MasterSession::Run(const RunStepRequest& request, const std::vector<Tenso
         });
   }
   Timer::Token deadline = 0;
-  if (run_options.timeout_in_ms() > 0) {
-    const int64_t ms = run_options.timeout_in_ms();
+  if (timeout_ms > 0) {
+    const int64_t ms = timeout_ms;
     StepState* s = &state;
     deadline = Timer::Global()->Schedule(Clock::now() + std::chrono::milliseconds(ms), [s, ms] {
       s->abort(errors::DeadlineExceeded("step ", s->id, " exceeded its deadline of ", ms, " ms"));

@@ -2,7 +2,6 @@
 
 #include <cstring>
 #include <limits>
-#include <new>
 
 namespace flowvm {
 
@@ -92,14 +91,15 @@ Status DecodeStrings(const char* p, uint64_t size, const std::string& what, Tens
   return Status::OK();
 }
 
-// The tensor a meta describes, allocated (strings empty), and the bytes
-// its numeric encoding must have.
-Status AllocateFor(const TensorMeta& meta, const std::string& what, Tensor* out, uint64_t* numeric_bytes) {
+// Checks that a meta describes a tensor: its shape, and the bytes its
+// numeric encoding must have (numeric_bytes; 0 for strings).
+Status CheckMeta(const TensorMeta& meta, const std::string& what, TensorShape* shape, uint64_t* numeric_bytes) {
   const DataType dtype = meta.dtype();
   if (!DataType_IsValid(dtype) || !DataTypeIsStorable(dtype) || IsRefType(dtype))
     return errors::InvalidArgument(what, ": data type ", static_cast<int>(dtype), " cannot travel as a tensor");
-  auto shape = TensorShape::FromProto(meta.shape());
-  if (!shape.ok()) return shape.status().WithContext(what);
+  auto parsed = TensorShape::FromProto(meta.shape());
+  if (!parsed.ok()) return parsed.status().WithContext(what);
+  *shape = *parsed;
   if (meta.bfloat16_compressed() && dtype != DT_FLOAT)
     return errors::InvalidArgument(what, ": only float32 travels as bfloat16, not ", DataTypeName(dtype));
   const size_t elem = dtype == DT_STRING ? 0 : (meta.bfloat16_compressed() ? 2 : DataTypeSize(dtype));
@@ -114,10 +114,18 @@ Status AllocateFor(const TensorMeta& meta, const std::string& what, Tensor* out,
   // A string takes at least its one-byte length.
   if (dtype == DT_STRING && encoded < static_cast<uint64_t>(n))
     return errors::InvalidArgument(what, ": ", n, " strings cannot fit in ", encoded, " bytes");
-  auto t = Tensor::Allocate(dtype, *shape);
+  return Status::OK();
+}
+
+// The tensor a meta describes, allocated (strings empty), and the bytes
+// its numeric encoding must have.
+Status AllocateFor(const TensorMeta& meta, const std::string& what, Tensor* out, uint64_t* numeric_bytes) {
+  TensorShape shape;
+  FLOWVM_RETURN_IF_ERROR(CheckMeta(meta, what, &shape, numeric_bytes));
+  auto t = Tensor::Allocate(meta.dtype(), shape);
   if (!t.ok())
-    return errors::ResourceExhausted(what, ": cannot allocate a ", DataTypeName(dtype), " tensor of shape ",
-                                     shape->DebugString());
+    return errors::ResourceExhausted(what, ": cannot allocate a ", DataTypeName(meta.dtype()), " tensor of shape ",
+                                     shape.DebugString());
   *out = std::move(*t);
   return Status::OK();
 }
@@ -271,6 +279,12 @@ Status WireReader::ReadBytes(void* dst, uint64_t n) {
 Status WireReader::ReadTensor(const TensorMeta& meta, const std::string& what, Tensor* out) {
   if (meta.total_byte_size() > meta.byte_size())
     return errors::InvalidArgument(what, ": a chunk of a tensor where a whole one was expected");
+  // Below, a numeric tensor takes total_byte_size bytes when it is set:
+  // fewer than byte_size would leave the rest to be misread as the next
+  // tensor.
+  if (meta.total_byte_size() != 0 && meta.total_byte_size() != meta.byte_size())
+    return errors::InvalidArgument(what, ": announces ", meta.byte_size(), " bytes but a total of ",
+                                   meta.total_byte_size());
   if (meta.byte_size() > remaining_)
     return errors::InvalidArgument(what, ": announces ", meta.byte_size(), " bytes but the message has ", remaining_,
                                    " left");
@@ -295,16 +309,16 @@ Status ChunkedTensor::Start(const TensorMeta& meta, const std::string& what) {
   meta_ = meta;
   total_ = meta.total_byte_size();
   received_ = 0;
+  std::string().swap(staging_);
   uint64_t numeric_bytes = 0;
-  FLOWVM_RETURN_IF_ERROR(AllocateFor(meta, what, &tensor_, &numeric_bytes));
   if (meta.dtype() == DT_STRING) {
-    try {
-      staging_.assign(total_, '\0');
-    } catch (const std::bad_alloc&) {
-      return errors::ResourceExhausted(what, ": cannot allocate ", total_, " bytes for its strings");
-    }
+    // The total and the shape are the peer's claims: the bytes are staged as
+    // they arrive and the tensor is made in Finish, so nothing is allocated
+    // for bytes that never came.
+    TensorShape shape;
+    return CheckMeta(meta, what, &shape, &numeric_bytes);
   }
-  return Status::OK();
+  return AllocateFor(meta, what, &tensor_, &numeric_bytes);
 }
 
 Status ChunkedTensor::Add(const TensorMeta& meta, uint64_t offset, WireReader* reader, const std::string& what) {
@@ -313,7 +327,16 @@ Status ChunkedTensor::Add(const TensorMeta& meta, uint64_t offset, WireReader* r
   if (offset != received_ || meta.byte_size() > total_ - received_ || meta.byte_size() == 0)
     return errors::InvalidArgument(what, ": chunk at offset ", offset, " of ", meta.byte_size(),
                                    " bytes does not follow ", received_, " of ", total_);
-  char* dst = meta_.dtype() == DT_STRING ? staging_.data() : static_cast<char*>(tensor_.raw_data());
+  if (meta.byte_size() > reader->remaining())
+    return errors::InvalidArgument(what, ": message announces ", meta.byte_size(), " payload bytes but ",
+                                   reader->remaining(), " remain");
+  char* dst;
+  if (meta_.dtype() == DT_STRING) {
+    staging_.resize(received_ + meta.byte_size());
+    dst = staging_.data();
+  } else {
+    dst = static_cast<char*>(tensor_.raw_data());
+  }
   FLOWVM_RETURN_IF_ERROR(reader->ReadBytes(dst + offset, meta.byte_size()));
   received_ += meta.byte_size();
   return Status::OK();
@@ -322,6 +345,8 @@ Status ChunkedTensor::Add(const TensorMeta& meta, uint64_t offset, WireReader* r
 Status ChunkedTensor::Finish(Tensor* out) {
   if (!complete()) return errors::Internal("tensor incomplete: ", received_, " of ", total_, " bytes");
   if (meta_.dtype() == DT_STRING) {
+    uint64_t numeric_bytes = 0;
+    FLOWVM_RETURN_IF_ERROR(AllocateFor(meta_, "chunked tensor", &tensor_, &numeric_bytes));
     FLOWVM_RETURN_IF_ERROR(DecodeStrings(staging_.data(), staging_.size(), "chunked tensor", &tensor_));
     std::string().swap(staging_);
   } else if (meta_.bfloat16_compressed()) {

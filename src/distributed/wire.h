@@ -81,7 +81,9 @@ class WireReader {
 };
 
 // A whole tensor whose encoding arrives in chunks (RecvTensor of a large
-// tensor): allocated on the first chunk, complete when every byte came.
+// tensor), complete when every byte came. A numeric tensor is allocated on
+// the first chunk; strings are staged as their bytes arrive and the tensor
+// made in Finish, so a claimed size costs nothing until the bytes come.
 class ChunkedTensor {
  public:
   // The first chunk's meta (total_byte_size > 0) says what to allocate.

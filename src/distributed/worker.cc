@@ -239,8 +239,8 @@ void Worker::RunGraphAsync(CallOptions*, RunGraphCall* call, Done done) {
   if (step->cancellation.IsCancelled()) return fail(step->cancellation.reason(), step->aborted_from_outside);
   step->rendezvous->set_compress_float(request.compress_float_transfers(), &graph->compressed_tensors);
   if (request.timeout_in_ms() > 0) {
-    step->rendezvous->set_recv_timeout(std::chrono::milliseconds(request.timeout_in_ms()));
-    const int64_t ms = request.timeout_in_ms();
+    const int64_t ms = ClampTimeoutMs(request.timeout_in_ms());
+    step->rendezvous->set_recv_timeout(std::chrono::milliseconds(ms));
     std::weak_ptr<Step> weak = step;
     std::string task = env_.task;
     std::lock_guard<std::mutex> lock(step->mu);

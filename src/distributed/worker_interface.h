@@ -7,6 +7,7 @@
 #define FLOWVM_DISTRIBUTED_WORKER_INTERFACE_H_
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <mutex>
 #include <vector>
@@ -16,6 +17,13 @@
 #include "flowvm/worker.pb.h"
 
 namespace flowvm {
+
+// Timeouts in requests (RunOptions.timeout_in_ms, connect_timeout_ms) are
+// whatever int64 a client sends; deadlines are now + timeout in nanoseconds,
+// which overflows (undefined behaviour) past ~292 years. Longer timeouts are
+// cut to a year, which no step or connection waits for.
+inline constexpr int64_t kMaxTimeoutMs = int64_t{1000} * 60 * 60 * 24 * 365;
+inline int64_t ClampTimeoutMs(int64_t ms) { return ms < kMaxTimeoutMs ? ms : kMaxTimeoutMs; }
 
 // Per-call options: a deadline (every RPC has one) and a way to cancel the
 // call from another thread. Thread-safe.
