@@ -94,7 +94,9 @@ rows.append(None)
 for name, label in (("step", "flowvm step, 3 processes (master in w0)"),
                     ("step_master", "flowvm step, 4 processes (master task)"),
                     ("step_edge", "flowvm step + scalar w1 -> w0 (3 proc.)"),
-                    ("grpc_ping", "plain gRPC unary round trip (peer)")):
+                    ("step_in_master", "  of which in the master (its run_ms)"),
+                    ("grpc_ping", "plain gRPC unary round trip (peer)"),
+                    ("grpc_ping_callback", "plain gRPC round trip, callback API")):
     row(label, f"{mn(name):.1f}", f"{med(name):.1f}", "us", f"p90 {q(name, 0.9):.1f} us")
 ratio = med("step") / med("grpc_ping")
 row("ratio step / gRPC round trip", f"{mn('step') / mn('grpc_ping'):.2f}", f"{ratio:.2f}", "x",

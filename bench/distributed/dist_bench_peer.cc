@@ -9,7 +9,8 @@
 // - a gRPC server on 127.0.0.1:GRPC_PORT (the synchronous API, default
 //   settings but for the message size limits): Ping answers an empty-ish
 //   message, Fetch answers a `bytes` field of the requested size, set from
-//   one cached string (one copy per call: the naive way).
+//   one cached string (one copy per call: the naive way);
+//   BenchPeerCallback.Ping is the same round trip on the callback API.
 //
 // Prints "ready" once both listen; serves until killed.
 #include <arpa/inet.h>
@@ -108,6 +109,17 @@ class Peer final : public flowvm_bench::BenchPeer::Service {
   std::string blob_;
 };
 
+class CallbackPeer final : public flowvm_bench::BenchPeerCallback::CallbackService {
+ public:
+  grpc::ServerUnaryReactor* Ping(grpc::CallbackServerContext* context, const flowvm_bench::PingRequest* request,
+                                 flowvm_bench::PingResponse* response) override {
+    response->set_seq(request->seq());
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
+  }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -125,12 +137,14 @@ int main(int argc, char** argv) {
   }).detach();
 
   Peer peer;
+  CallbackPeer callback_peer;
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(std::string("127.0.0.1:") + argv[2], grpc::InsecureServerCredentials(), &port);
   builder.SetMaxReceiveMessageSize(INT_MAX);
   builder.SetMaxSendMessageSize(INT_MAX);
   builder.RegisterService(&peer);
+  builder.RegisterService(&callback_peer);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {
     std::fprintf(stderr, "dist_bench_peer: cannot listen on gRPC port %s\n", argv[2]);

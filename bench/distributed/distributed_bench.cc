@@ -32,6 +32,11 @@
 //                 scalar also crosses workers with RecvTensor.
 //   grpc_ping     the peer: a plain gRPC unary round trip (generated stub,
 //                 synchronous API, one small message each way).
+//   grpc_ping_callback  the same on gRPC's callback API, client and server
+//                 (what flowvm's services use), the caller waiting on a
+//                 condition variable for the callback.
+//   step_stats    `step` asking for RunStats: the master's own time for the
+//                 step (its run_ms) is kept as step_in_master.
 // Each round runs every benchmark of a group, in a random order.
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -46,6 +51,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -53,6 +59,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <string>
 #include <vector>
@@ -275,6 +282,13 @@ void Time(const std::string& name, int iters, const std::function<void()>& fn) {
   }
 }
 
+std::string StringFlag(int argc, char** argv, const std::string& name) {
+  const std::string prefix = "--" + name + "=";
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]).rfind(prefix, 0) == 0) return argv[i] + prefix.size();
+  return "";
+}
+
 int Flag(int argc, char** argv, const std::string& name, int def) {
   const std::string prefix = "--" + name + "=";
   for (int i = 1; i < argc; ++i)
@@ -299,6 +313,9 @@ int main(int argc, char** argv) {
   const int steps = Flag(argc, argv, "steps", 300);
   const int mib = Flag(argc, argv, "mib", 64);
   const int server_threads = Flag(argc, argv, "server_threads", 0);
+  // --only=a,b: just these benchmarks (profiling).
+  const std::string only = "," + StringFlag(argc, argv, "only") + ",";
+  auto wanted = [&](const std::string& name) { return only == ",," || only.find("," + name + ",") != std::string::npos; };
   const int64_t floats = int64_t{mib} << 18;
   const uint64_t bytes = static_cast<uint64_t>(floats) * 4;
 
@@ -348,6 +365,7 @@ int main(int argc, char** argv) {
   std::vector<char> tcp_buffer(bytes, 0);
   auto grpc_channel = PeerChannel(grpc_port);
   auto stub = flowvm_bench::BenchPeer::NewStub(grpc_channel);
+  auto callback_stub = flowvm_bench::BenchPeerCallback::NewStub(grpc_channel);
 
   auto remote = [&] { Check(via_w0->Run({}, {}, remote_targets, &out), "recv_remote"); };
   auto local = [&] { Check(via_w0->Run({}, {}, local_targets, &out), "recv_local"); };
@@ -371,6 +389,13 @@ int main(int argc, char** argv) {
   };
   auto step = [&] { step_with(via_w0.get(), {"a0"}, {"a1"}, 2.0f); };
   auto step_master = [&] { step_with(via_m.get(), {"a0"}, {"a1"}, 2.0f); };
+  // The step again, with the master's own time for it (RunStats.run_ms:
+  // from its RunStep handler's start to its end) kept as "step_in_master".
+  auto step_stats = [&] {
+    RunStats st;
+    Check(via_w0->Run({}, {"a0"}, {"a1"}, &out, &st), "step");
+    samples["step_in_master"].push_back(st.run_ms * 1e3);
+  };
   auto step_edge = [&] { step_with(via_w0.get(), {"a_sum"}, {}, 5.0f); };
   int64_t seq = 0;
   auto grpc_ping = [&] {
@@ -382,20 +407,46 @@ int main(int argc, char** argv) {
     if (!s.ok() || response.seq() != seq) Die("gRPC Ping: " + s.error_message());
   };
 
+  // Callback API on both sides, the caller waiting for the callback (as
+  // flowvm's client and master do).
+  auto grpc_ping_callback = [&] {
+    grpc::ClientContext context;
+    flowvm_bench::PingRequest request;
+    request.set_seq(++seq);
+    flowvm_bench::PingResponse response;
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+    grpc::Status status;
+    callback_stub->async()->Ping(&context, &request, &response, [&](grpc::Status s) {
+      std::lock_guard<std::mutex> lock(mu);
+      status = std::move(s);
+      done = true;
+      cv.notify_all();
+    });
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return done; });
+    if (!status.ok() || response.seq() != seq) Die("gRPC callback Ping: " + status.error_message());
+  };
   struct Bench {
     std::string name;
     std::function<void()> fn;
   };
-  const std::vector<Bench> transfer_group = {{"recv_remote", remote},  {"recv_local", local},
+  std::vector<Bench> transfer_group = {{"recv_remote", remote},  {"recv_local", local},
                                              {"tcp", tcp_reused},      {"tcp_fresh", tcp_fresh},
                                              {"grpc_bytes", grpc_bytes}};
-  const std::vector<Bench> step_group = {
-      {"step", step}, {"step_master", step_master}, {"step_edge", step_edge}, {"grpc_ping", grpc_ping}};
+  std::vector<Bench> step_group = {
+      {"step", step}, {"step_master", step_master}, {"step_edge", step_edge}, {"grpc_ping", grpc_ping},
+      {"grpc_ping_callback", grpc_ping_callback}, {"step_stats", step_stats}};
+  for (auto* group : {&transfer_group, &step_group})
+    group->erase(std::remove_if(group->begin(), group->end(), [&](const Bench& b) { return !wanted(b.name); }),
+                 group->end());
   // Warm-up: connections, registered graphs, allocator.
   for (const Bench& b : transfer_group)
     for (int i = 0; i < 2; ++i) b.fn();
   for (const Bench& b : step_group)
     for (int i = 0; i < 30; ++i) b.fn();
+  samples.clear();
 
   std::mt19937 rng(12345);
   for (int r = 0; r < rounds; ++r) {
