@@ -83,6 +83,7 @@ for name, label in (("tcp", "plain TCP, reused buffer (peer)"), ("tcp_fresh", "p
                     ("grpc_bytes", "naive gRPC unary, bytes field")):
     row(f"{label}", f"{mn(name) / 1e3:.2f}", f"{med(name) / 1e3:.2f}", "ms")
     row(f"{label}", f"{gbs(mn(name)):.2f}", f"{gbs(med(name)):.2f}", "GB/s")
+row("memcpy in one process (informational)", f"{mn('memcpy') / 1e3:.2f}", f"{med('memcpy') / 1e3:.2f}", "ms")
 r_min, r_med = mn("tcp") / xfer_min, med("tcp") / xfer_med
 row("ratio flowvm RecvTensor / plain TCP", f"{r_min:.2f}", f"{r_med:.2f}", "x",
     f"{'PASS' if r_med >= 0.5 else 'MISS'} (target >= 0.50)")
