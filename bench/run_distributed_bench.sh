@@ -97,13 +97,16 @@ for name, label in (("step", "flowvm step, 3 processes (master in w0)"),
                     ("step_edge", "flowvm step + scalar w1 -> w0 (3 proc.)"),
                     ("step_in_master", "  of which in the master (its run_ms)"),
                     ("grpc_ping", "plain gRPC unary round trip (peer)"),
-                    ("grpc_ping_callback", "plain gRPC round trip, callback API")):
+                    ("grpc_ping_callback", "plain gRPC round trip, callback API"),
+                    ("grpc_relay", "plain gRPC, relayed by a second peer")):
     row(label, f"{mn(name):.1f}", f"{med(name):.1f}", "us", f"p90 {q(name, 0.9):.1f} us")
 ratio = med("step") / med("grpc_ping")
 row("ratio step / gRPC round trip", f"{mn('step') / mn('grpc_ping'):.2f}", f"{ratio:.2f}", "x",
     f"{'PASS' if ratio <= 3 else 'MISS'} (target <= 3, median)")
 row("ratio step (master task) / gRPC", f"{mn('step_master') / mn('grpc_ping'):.2f}",
     f"{med('step_master') / med('grpc_ping'):.2f}", "x")
+row("ratio step / relayed gRPC (3 processes)", f"{mn('step') / mn('grpc_relay'):.2f}",
+    f"{med('step') / med('grpc_relay'):.2f}", "x")
 row("ratio step + edge / gRPC", f"{mn('step_edge') / mn('grpc_ping'):.2f}", f"{med('step_edge') / med('grpc_ping'):.2f}", "x")
 
 hdr = ("benchmark", "min", "median", "unit", "target / note")

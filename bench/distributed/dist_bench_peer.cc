@@ -1,7 +1,7 @@
 // The peers of bench/distributed/distributed_bench.cc, in a process of their
 // own:
 //
-//   dist_bench_peer TCP_PORT GRPC_PORT
+//   dist_bench_peer TCP_PORT GRPC_PORT [RELAY_TO_GRPC_PORT]
 //
 // - a plain TCP server on 127.0.0.1:TCP_PORT: for each 8-byte request
 //   (a little-endian byte count) it writes that many bytes from one buffer
@@ -10,7 +10,8 @@
 //   settings but for the message size limits): Ping answers an empty-ish
 //   message, Fetch answers a `bytes` field of the requested size, set from
 //   one cached string (one copy per call: the naive way);
-//   BenchPeerCallback.Ping is the same round trip on the callback API.
+//   BenchPeerCallback.Ping is the same round trip on the callback API;
+//   Relay calls Ping of the peer at RELAY_TO_GRPC_PORT from its handler.
 //
 // Prints "ready" once both listen; serves until killed.
 #include <arpa/inet.h>
@@ -89,6 +90,13 @@ int ListenTcp(int port) {
 
 class Peer final : public flowvm_bench::BenchPeer::Service {
  public:
+  explicit Peer(std::unique_ptr<flowvm_bench::BenchPeer::Stub> relay_to) : relay_to_(std::move(relay_to)) {}
+  grpc::Status Relay(grpc::ServerContext*, const flowvm_bench::PingRequest* request,
+                     flowvm_bench::PingResponse* response) override {
+    if (relay_to_ == nullptr) return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "no peer to relay to");
+    grpc::ClientContext context;
+    return relay_to_->Ping(&context, *request, response);
+  }
   grpc::Status Ping(grpc::ServerContext*, const flowvm_bench::PingRequest* request,
                     flowvm_bench::PingResponse* response) override {
     response->set_seq(request->seq());
@@ -105,6 +113,7 @@ class Peer final : public flowvm_bench::BenchPeer::Service {
   }
 
  private:
+  std::unique_ptr<flowvm_bench::BenchPeer::Stub> relay_to_;
   std::mutex mu_;
   std::string blob_;
 };
@@ -136,7 +145,11 @@ int main(int argc, char** argv) {
     }
   }).detach();
 
-  Peer peer;
+  std::unique_ptr<flowvm_bench::BenchPeer::Stub> relay_to;
+  if (argc > 3)
+    relay_to = flowvm_bench::BenchPeer::NewStub(
+        grpc::CreateChannel(std::string("127.0.0.1:") + argv[3], grpc::InsecureChannelCredentials()));
+  Peer peer(std::move(relay_to));
   CallbackPeer callback_peer;
   grpc::ServerBuilder builder;
   int port = 0;

@@ -5,7 +5,7 @@
 //
 // It starts, next to itself, three dist_bench_server processes (a cluster
 // {"master": [m], "worker": [w0, w1]}, each task its own flowvm::Server) and
-// one dist_bench_peer (plain TCP and plain gRPC servers), and is itself the
+// two dist_bench_peer (plain TCP and plain gRPC servers), and is itself the
 // client. Samples (microseconds, one per step or call) go to stdout as JSON.
 //
 // RecvTensor throughput (a float32 tensor of --mib MiB):
@@ -35,6 +35,10 @@
 //                 scalar also crosses workers with RecvTensor.
 //   grpc_ping     the peer: a plain gRPC unary round trip (generated stub,
 //                 synchronous API, one small message each way).
+//   grpc_relay    the peer: a plain gRPC unary call that the peer forwards to
+//                 a second peer process (synchronous stubs and services on
+//                 both) before it answers: client -> peer -> peer -> back,
+//                 the least any step through a master costs (3 processes).
 //   grpc_ping_callback  the same on gRPC's callback API, client and server
 //                 (what flowvm's services use), the caller waiting on a
 //                 condition variable for the callback.
@@ -325,6 +329,7 @@ int main(int argc, char** argv) {
   // The cluster and the peers, each a process.
   const int pm = PickUnusedPort(), p0 = PickUnusedPort(), p1 = PickUnusedPort();
   const int tcp_port = PickUnusedPort(), grpc_port = PickUnusedPort();
+  const int tcp_port2 = PickUnusedPort(), grpc_port2 = PickUnusedPort();
   char tmpl[] = "/tmp/flowvm_dist_bench.XXXXXX";
   if (mkdtemp(tmpl) == nullptr) Die("mkdtemp");
   const std::string cluster_file = std::string(tmpl) + "/cluster.json";
@@ -340,7 +345,9 @@ int main(int argc, char** argv) {
   Spawn("master task m", {dir + "/dist_bench_server", cluster_file, "master", "0", threads});
   Spawn("worker task w0", {dir + "/dist_bench_server", cluster_file, "worker", "0", threads});
   Spawn("worker task w1", {dir + "/dist_bench_server", cluster_file, "worker", "1", threads});
-  Spawn("peer", {dir + "/dist_bench_peer", std::to_string(tcp_port), std::to_string(grpc_port)});
+  Spawn("peer", {dir + "/dist_bench_peer", std::to_string(tcp_port), std::to_string(grpc_port),
+                 std::to_string(grpc_port2)});
+  Spawn("second peer", {dir + "/dist_bench_peer", std::to_string(tcp_port2), std::to_string(grpc_port2)});
   for (const Child& c : children) WaitReady(c);
   std::remove(cluster_file.c_str());
   rmdir(tmpl);
@@ -415,6 +422,14 @@ int main(int argc, char** argv) {
     if (!s.ok() || response.seq() != seq) Die("gRPC Ping: " + s.error_message());
   };
 
+  auto grpc_relay = [&] {
+    grpc::ClientContext context;
+    flowvm_bench::PingRequest request;
+    request.set_seq(++seq);
+    flowvm_bench::PingResponse response;
+    grpc::Status s = stub->Relay(&context, request, &response);
+    if (!s.ok() || response.seq() != seq) Die("gRPC Relay: " + s.error_message());
+  };
   // Callback API on both sides, the caller waiting for the callback (as
   // flowvm's client and master do).
   auto grpc_ping_callback = [&] {
@@ -445,7 +460,7 @@ int main(int argc, char** argv) {
                                              {"grpc_bytes", grpc_bytes},  {"memcpy", copy}};
   std::vector<Bench> step_group = {
       {"step", step}, {"step_master", step_master}, {"step_edge", step_edge}, {"grpc_ping", grpc_ping},
-      {"grpc_ping_callback", grpc_ping_callback}, {"step_stats", step_stats}};
+      {"grpc_ping_callback", grpc_ping_callback}, {"grpc_relay", grpc_relay}, {"step_stats", step_stats}};
   for (auto* group : {&transfer_group, &step_group})
     group->erase(std::remove_if(group->begin(), group->end(), [&](const Bench& b) { return !wanted(b.name); }),
                  group->end());
