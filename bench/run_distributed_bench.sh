@@ -18,7 +18,9 @@
 # Environment: ROUNDS=5 (each round runs every benchmark, in a random order),
 # TRANSFER_ITERS=3 (64 MiB transfers per benchmark per round), STEPS=300
 # (round trips per benchmark per round), MIB=64, NO_BUILD=1 to skip the
-# build, KEEP=DIR to keep the raw samples (JSON).
+# build, KEEP=DIR to keep the raw samples (JSON). GLIBC_TUNABLES reaches every
+# process of the run (bench/RESULTS.md: glibc.malloc.trim_threshold and the
+# RecvTensor figure).
 set -euo pipefail
 
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -53,7 +55,7 @@ fi
 cpu_model=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)
 [[ -n "$cpu_model" ]] || cpu_model=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 python3 - "$tmp/out.json" "$(nproc)" "$cpu_model" "$load_before" "$load_after" <<'PY'
-import json, statistics, sys
+import json, os, statistics, sys
 
 data = json.load(open(sys.argv[1]))
 s = data["samples_us"]
@@ -122,4 +124,6 @@ print(f"{data['rounds']} rounds: {data['transfer_iters']} transfers and {data['s
       f"per round ({len(s['recv_remote'])} and {len(s['step'])} samples); min/median over the samples; "
       f"the RecvTensor difference is min-min and median-median")
 print(f"machine: nproc={sys.argv[2]}, cpu={sys.argv[3]}, load_avg before {sys.argv[4]}, after {sys.argv[5]}")
+if os.environ.get("GLIBC_TUNABLES"):
+    print(f"GLIBC_TUNABLES={os.environ['GLIBC_TUNABLES']} (every process of the run)")
 PY
