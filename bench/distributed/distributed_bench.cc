@@ -2,6 +2,7 @@
 // own on loopback (bench/run_distributed_bench.sh prints the ratios):
 //
 //   distributed_bench [--rounds=5] [--transfer_iters=3] [--steps=300] [--mib=64]
+//                     [--server_threads=0] [--only=name,name...]
 //
 // It starts, next to itself, three dist_bench_server processes (a cluster
 // {"master": [m], "worker": [w0, w1]}, each task its own flowvm::Server) and
@@ -17,8 +18,8 @@
 //   tcp           the peer: an 8-byte request on a TCP socket, answered with
 //                 the same number of bytes from another process, read into
 //                 one reused buffer.
-//   tcp_fresh     the same, read into a newly allocated buffer each time (as
-//                 a received tensor is).
+//   tcp_fresh     the same, read into a newly allocated buffer each time
+//                 (what receiving into new memory costs: every page faults in).
 //   grpc_bytes    a naive gRPC unary call whose response is one protobuf
 //                 `bytes` field of that size (default channel settings).
 //   memcpy        copying that many bytes once in this process, between two
@@ -35,13 +36,13 @@
 //                 scalar also crosses workers with RecvTensor.
 //   grpc_ping     the peer: a plain gRPC unary round trip (generated stub,
 //                 synchronous API, one small message each way).
+//   grpc_ping_callback  the same round trip on gRPC's callback API, client
+//                 and server (what flowvm's services use), the caller waiting
+//                 on a condition variable for the callback.
 //   grpc_relay    the peer: a plain gRPC unary call that the peer forwards to
 //                 a second peer process (synchronous stubs and services on
 //                 both) before it answers: client -> peer -> peer -> back,
 //                 the least any step through a master costs (3 processes).
-//   grpc_ping_callback  the same on gRPC's callback API, client and server
-//                 (what flowvm's services use), the caller waiting on a
-//                 condition variable for the callback.
 //   step_stats    `step` asking for RunStats: the master's own time for the
 //                 step (its run_ms) is kept as step_in_master.
 // Each round runs every benchmark of a group, in a random order.
@@ -341,7 +342,6 @@ int main(int argc, char** argv) {
   const std::string dir = SelfDir();
   const std::string threads = std::to_string(server_threads);
   std::atexit(KillChildren);
-  std::vector<std::string> names;
   Spawn("master task m", {dir + "/dist_bench_server", cluster_file, "master", "0", threads});
   Spawn("worker task w0", {dir + "/dist_bench_server", cluster_file, "worker", "0", threads});
   Spawn("worker task w1", {dir + "/dist_bench_server", cluster_file, "worker", "1", threads});
