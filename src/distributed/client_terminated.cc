@@ -1,5 +1,6 @@
 #include "distributed/client_terminated.h"
 
+#include "graph/device_name.h"
 #include "kernels/framework/rendezvous.h"
 
 namespace flowvm {
@@ -40,6 +41,17 @@ Status MakeClientTerminated(const std::string& device, uint64_t incarnation, con
     (is_feed ? keys->feeds : keys->fetches).emplace_back(index, key);
   }
   return Status::OK();
+}
+
+bool SendsToOtherTasks(const GraphDef& graph, const std::string& task) {
+  for (const NodeDef& n : graph.node()) {
+    if (n.op() != "_Send" && n.op() != "_HostSend") continue;
+    auto it = n.attr().find("recv_device");
+    if (it == n.attr().end()) return true;  // cannot tell: keep the step
+    auto parsed = ParseDeviceName(it->second.s());
+    if (!parsed.ok() || DeviceTaskName(*parsed) != task) return true;
+  }
+  return false;
 }
 
 }  // namespace flowvm

@@ -29,6 +29,14 @@ struct ClientKeys {
 Status MakeClientTerminated(const std::string& device, uint64_t incarnation, const std::vector<std::string>& feeds,
                             const std::vector<std::string>& fetches, GraphDef* partition, ClientKeys* keys);
 
+// Whether `graph` (the partitions of `task`, "/job:J/replica:0/task:I")
+// sends a tensor to another task: only then may a peer ask `task` for a
+// tensor of a step. A task whose graph does not keeps no state of a step
+// after its RunGraph ends, and its master sends it no CleanupGraph for
+// steps that succeeded (worker.h). Master and worker both decide from the
+// registered graph with this function, so they agree.
+bool SendsToOtherTasks(const GraphDef& graph, const std::string& task);
+
 }  // namespace flowvm
 
 #endif  // FLOWVM_DISTRIBUTED_CLIENT_TERMINATED_H_

@@ -3,7 +3,6 @@
 // Feeds and fetches travel as raw tensor bytes (distributed/wire.h).
 #include <grpcpp/generic/generic_stub.h>
 
-#include <condition_variable>
 #include <mutex>
 
 #include "distributed/grpc_util.h"
@@ -197,27 +196,33 @@ class GrpcSession : public Session {
     return Status::OK();
   }
 
-  // One blocking call to the master, with a deadline.
+  // One blocking call to the master, with a deadline. The calling thread
+  // polls a completion queue of its own for the response, as gRPC's
+  // synchronous stubs do: the response wakes this thread directly, not a
+  // gRPC thread that would then have to wake it.
   Status Call(const char* method, const google::protobuf::Message& request, WirePayload* payload,
               google::protobuf::Message* response, WireReader* reader, std::chrono::milliseconds timeout) {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + timeout);
     grpc::ByteBuffer request_bytes = payload->Seal(request);
     grpc::ByteBuffer response_bytes;
-    std::mutex mu;
-    std::condition_variable cv;
-    bool done = false;
     grpc::Status result;
-    stub_.UnaryCall(&context, method, grpc::StubOptions(), &request_bytes, &response_bytes,
-                    [&](const grpc::Status& s) {
-                      std::lock_guard<std::mutex> lock(mu);
-                      result = s;
-                      done = true;
-                      cv.notify_all();
-                    });
+    grpc::CompletionQueue cq;
     {
-      std::unique_lock<std::mutex> lock(mu);
-      cv.wait(lock, [&] { return done; });
+      std::unique_ptr<grpc::GenericClientAsyncResponseReader> call =
+          stub_.PrepareUnaryCall(&context, method, request_bytes, &cq);
+      call->StartCall();
+      call->Finish(&response_bytes, &result, &result);
+      void* tag = nullptr;
+      bool ok = false;
+      // The one event: Finish's, whatever happened (it carries the status).
+      if (!cq.Next(&tag, &ok) || tag != &result)
+        result = grpc::Status(grpc::StatusCode::INTERNAL, "the completion queue lost the call");
+    }
+    cq.Shutdown();
+    void* tag = nullptr;
+    bool ok = false;
+    while (cq.Next(&tag, &ok)) {
     }
     FLOWVM_RETURN_IF_ERROR(FromGrpcStatus(result, peer_));
     return reader->Open(response_bytes, response);

@@ -87,6 +87,9 @@ struct MasterSession::TaskPart {
   WorkerInterface* worker = nullptr;
   std::string graph_handle;
   ClientKeys keys;
+  // Peers may fetch tensors of a step from this task, so it keeps the step
+  // until CleanupGraph; otherwise the step ends with its RunGraph there.
+  bool sends_to_peers = true;
 };
 
 struct MasterSession::Prepared {
@@ -296,6 +299,7 @@ StatusOr<std::shared_ptr<MasterSession::Prepared>> MasterSession::Prepare(const 
           e->set_incarnation(incarnations[n.device()]);
         }
       }
+    r->part.sends_to_peers = SendsToOtherTasks(def, task);
     prepared->partition_graphs.push_back(def);
     *r->request.mutable_graph_def() = std::move(def);
     regs.push_back(std::move(r));
@@ -355,8 +359,11 @@ Status MasterSession::RefreshAfterFailure() {
   return Status::OK();
 }
 
-void MasterSession::Cleanup(const Prepared& prepared, int64_t step_id) {
+void MasterSession::Cleanup(const Prepared& prepared, int64_t step_id, bool succeeded) {
   for (const TaskPart& part : prepared.parts) {
+    // Its step ended with its RunGraph (worker.h). A failed step may have
+    // left state anywhere (an AbortStep that came late): clean up all.
+    if (succeeded && !part.sends_to_peers) continue;
     struct Call {
       CallOptions opts{std::chrono::seconds(10)};
       CleanupGraphRequest request;
@@ -583,7 +590,7 @@ Status MasterSession::Run(const RunStepRequest& request, const std::vector<Tenso
     Status refreshed = RefreshAfterFailure();
     if (refreshed.code() == Code::kAborted) status = refreshed;
   }
-  Cleanup(*prepared, step_id);
+  Cleanup(*prepared, step_id, status.ok());
 
   RunStepStats* stats = response->mutable_stats();
   stats->set_step_id(step_id);

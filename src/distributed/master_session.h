@@ -61,7 +61,8 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
   Status RefreshAfterFailure();
   Status FetchStatuses(std::chrono::milliseconds timeout, std::map<std::string, GetStatusResponse>* out,
                        std::map<std::string, Status>* failed);
-  void Cleanup(const Prepared& prepared, int64_t step_id);
+  // CleanupGraph for the step on the tasks that keep it (all if it failed).
+  void Cleanup(const Prepared& prepared, int64_t step_id, bool succeeded);
   void Deregister(const Prepared& prepared);
   // REQUIRES: mu_ held.
   void ScheduleHealthCheck();

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/timer.h"
+#include "distributed/client_terminated.h"
 #include "graph/device_name.h"
 #include "graph/graph.h"
 #include "runtime/step_stats_collector.h"
@@ -31,6 +32,9 @@ std::string Hex(uint64_t v) {
 struct Worker::Graph {
   std::string session;
   std::set<std::string> compressed_tensors;
+  // No peer ever asks this task for a tensor of this graph's steps: a step
+  // ends with its RunGraph (no CleanupGraph comes for it).
+  bool ends_with_run = false;
   struct Part {
     Device* device = nullptr;
     std::unique_ptr<Executor> executor;
@@ -166,6 +170,7 @@ void Worker::RegisterGraphAsync(CallOptions*, const RegisterGraphRequest* reques
   auto graph = std::make_shared<Graph>();
   graph->session = request->session_handle();
   graph->compressed_tensors.insert(request->compressed_tensor().begin(), request->compressed_tensor().end());
+  graph->ends_with_run = !SendsToOtherTasks(request->graph_def(), env_.task);
   for (auto& [device_name, def] : by_device) {
     if (request->graph_def().has_versions()) *def.mutable_versions() = request->graph_def().versions();
     if (request->graph_def().has_library()) *def.mutable_library() = request->graph_def().library();
@@ -312,6 +317,15 @@ void Worker::RunGraphAsync(CallOptions*, RunGraphCall* call, Done done) {
       for (const std::string& r : step->running_at_deadline) response->add_still_running(r);
     }
     if (collector != nullptr) collector->Finalize(response->mutable_step_stats());
+    if (graph->ends_with_run) {
+      // Nobody can ask for its tensors: drop the step now.
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        auto it = steps_.find(step->id);
+        if (it != steps_.end() && it->second == step) steps_.erase(it);
+      }
+      step->Abort(errors::Cancelled("step ", step->id, " ended on ", env_.task));
+    }
     done(Status::OK());
     std::lock_guard<std::mutex> lock(mu_);
     if (--running_ == 0) idle_cv_.notify_all();

@@ -7,7 +7,10 @@
 // from the first RunGraph, RecvTensor or AbortStep that names it until
 // CleanupGraph (or, for a step no master ever ran here, until it has been
 // idle for a while), so a peer may fetch a tensor after this task's part of
-// the step has finished.
+// the step has finished. A step of a graph that sends nothing to other
+// tasks (SendsToOtherTasks, client_terminated.h) ends with its RunGraph
+// instead: no peer can ask for its tensors, and its master sends no
+// CleanupGraph for it when the step succeeded.
 //
 // Thread-safe. Methods never block on other tasks: waiting happens in
 // callbacks.
