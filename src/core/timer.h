@@ -15,6 +15,13 @@
 
 namespace flowvm {
 
+// Timeouts users give (RunOptions.timeout_in_ms, connect timeouts) are
+// whatever int64 they send; deadlines are now + timeout in nanoseconds,
+// which overflows (undefined behaviour) past ~292 years. Longer timeouts are
+// cut to a year, which no step or connection waits for.
+inline constexpr int64_t kMaxTimeoutMs = int64_t{1000} * 60 * 60 * 24 * 365;
+inline int64_t ClampTimeoutMs(int64_t ms) { return ms < kMaxTimeoutMs ? ms : kMaxTimeoutMs; }
+
 class Timer {
  public:
   using Clock = std::chrono::steady_clock;

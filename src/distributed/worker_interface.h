@@ -12,18 +12,14 @@
 #include <mutex>
 #include <vector>
 
+#include "core/timer.h"
 #include "flowvm/status.h"
 #include "flowvm/tensor.h"
 #include "flowvm/worker.pb.h"
 
 namespace flowvm {
 
-// Timeouts in requests (RunOptions.timeout_in_ms, connect_timeout_ms) are
-// whatever int64 a client sends; deadlines are now + timeout in nanoseconds,
-// which overflows (undefined behaviour) past ~292 years. Longer timeouts are
-// cut to a year, which no step or connection waits for.
-inline constexpr int64_t kMaxTimeoutMs = int64_t{1000} * 60 * 60 * 24 * 365;
-inline int64_t ClampTimeoutMs(int64_t ms) { return ms < kMaxTimeoutMs ? ms : kMaxTimeoutMs; }
+// (ClampTimeoutMs, core/timer.h, cuts timeouts to a year.)
 
 // Per-call options: a deadline (every RPC has one) and a way to cancel the
 // call from another thread. Thread-safe.

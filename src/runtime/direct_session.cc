@@ -262,7 +262,7 @@ class DirectSession : public Session {
     run_args.resources = &ctx->resources;
     run_args.call_frame = &frame;
     Timer::Token deadline = 0;
-    const int64_t timeout_ms = run_options.timeout_in_ms();
+    const int64_t timeout_ms = ClampTimeoutMs(run_options.timeout_in_ms());
     if (timeout_ms > 0) {
       run_args.in_flight = &ctx->in_flight;
       deadline = Timer::Global()->Schedule(

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include <limits>
+
 #include <gtest/gtest.h>
 
 #include "graph/op_registry.h"
@@ -260,6 +262,16 @@ GraphDef CounterGraph(const std::string& var, const std::string& container = "")
                     PlaceholderNode("x", DT_FLOAT, PartialTensorShape({2})), Binary("inc", "AssignAdd", var, "x"),
                     Unary("read", "Identity", var),
                     TestNode("is_init", "IsVariableInitialized").Input(var).Attr("dtype", DT_FLOAT)});
+}
+
+TEST(DirectSessionTest, HugeTimeoutsAreNoDeadline) {
+  auto session = NewSession(BasicGraph());
+  std::vector<Tensor> out;
+  for (int64_t timeout : {int64_t{1} << 40, int64_t{1} << 62, std::numeric_limits<int64_t>::max()}) {
+    RunOptions options;
+    options.set_timeout_in_ms(timeout);
+    FLOWVM_ASSERT_OK(session->Run(options, {{"x", F({1, 1, 2, 0}, {2, 2})}}, {"y"}, {}, &out, nullptr));
+  }
 }
 
 TEST(DirectSessionTest, FailedPrepareIsNotCached) {
