@@ -81,8 +81,9 @@ Status ServerCommand(const std::vector<std::string>& raw) {
   if (write(g_signal_pipe[1], &none, 1) < 0) {
   }
   waiter.join();
-  signal(SIGTERM, SIG_DFL);
-  signal(SIGINT, SIG_DFL);
+  // The handlers stay: a SIGTERM that comes now (`cluster down` sends one
+  // to a task that is already stopping) must not kill the process before
+  // it has finished stopping and exits 0.
   server.reset();
   std::printf("flowvm server: task %s stopped\n", task.c_str());
   std::fflush(stdout);
