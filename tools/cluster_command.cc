@@ -9,11 +9,8 @@
 //   flowvm cluster down --dir DIR
 //     asks the cluster to shut down, waits for the processes, and kills
 //     those that do not exit in time.
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -37,22 +34,6 @@ namespace flowvm::cli {
 namespace {
 
 constexpr auto kStopWait = std::chrono::seconds(10);
-
-StatusOr<int> PickUnusedPort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return errors::Unavailable("socket: ", std::strerror(errno));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  int port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
-    port = ntohs(addr.sin_port);
-  close(fd);
-  if (port == 0) return errors::Unavailable("no free port on 127.0.0.1");
-  return port;
-}
 
 std::string PidFile(const std::string& dir, const TaskId& t) {
   return dir + "/" + t.job + "-" + std::to_string(t.index) + ".pid";
@@ -176,7 +157,7 @@ Status Up(const ParsedArgs& args) {
     if (json.size() > 1) json += ", ";
     json += "\"" + job + "\": [";
     for (int64_t i = 0; i < n; ++i) {
-      FLOWVM_ASSIGN_OR_RETURN(int port, PickUnusedPort());
+      FLOWVM_ASSIGN_OR_RETURN(int port, PickUnusedLoopbackPort());
       json += std::string(i ? ", " : "") + "\"127.0.0.1:" + std::to_string(port) + "\"";
     }
     json += "]";

@@ -75,6 +75,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "bench_peer.grpc.pb.h"
+#include "flowvm/cluster.h"
 #include "flowvm/session.h"
 #include "flowvm/tensor.h"
 #include "flowvm/tensor.pb.h"
@@ -94,18 +95,9 @@ void Check(const Status& s, const std::string& what) {
 }
 
 int PickUnusedPort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  int port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
-    port = ntohs(addr.sin_port);
-  close(fd);
-  if (port == 0) Die("no free port");
-  return port;
+  auto port = PickUnusedLoopbackPort();
+  Check(port.status(), "picking a free port");
+  return *port;
 }
 
 // ---- child processes ---------------------------------------------------------

@@ -72,6 +72,11 @@ StatusOr<ServerDef> ServerDefFromTfConfig(std::string_view tf_config);
 // From the TF_CONFIG environment variable; NotFound if it is not set.
 StatusOr<ServerDef> ServerDefFromEnvironment();
 
+// A TCP port on 127.0.0.1 that was free a moment ago, for a local cluster's
+// tasks (another process may take it before a server binds it).
+// Unavailable if none could be found.
+StatusOr<int> PickUnusedLoopbackPort();
+
 }  // namespace flowvm
 
 #endif  // FLOWVM_CLUSTER_H_

@@ -1,7 +1,14 @@
 // ClusterSpec and ServerDef parsing (flowvm/cluster.h).
 #include "flowvm/cluster.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <set>
@@ -217,6 +224,22 @@ StatusOr<ServerDef> ServerDefFromTfConfig(std::string_view text) {
     return errors::InvalidArgument("TF_CONFIG task ", def.task.Name(), " is not in its cluster: ",
                                    def.cluster.Describe());
   return def;
+}
+
+StatusOr<int> PickUnusedLoopbackPort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return errors::Unavailable("socket: ", std::strerror(errno));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(addr);
+  int port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+    port = ntohs(addr.sin_port);
+  close(fd);
+  if (port == 0) return errors::Unavailable("no free port on 127.0.0.1");
+  return port;
 }
 
 StatusOr<ServerDef> ServerDefFromEnvironment() {

@@ -1,9 +1,5 @@
 // ShutdownCluster (flowvm/server.h): one call to a master.
-#include <grpcpp/generic/generic_stub.h>
-
-#include <condition_variable>
-#include <mutex>
-
+#include "core/timer.h"
 #include "distributed/grpc_util.h"
 #include "distributed/wire.h"
 #include "flowvm/master.pb.h"
@@ -19,26 +15,10 @@ Status ShutdownCluster(const std::string& target, std::vector<std::string>* stop
   const std::string address = target.substr(sizeof(kScheme) - 1);
   auto channel = NewChannel(address);
   grpc::GenericStub stub(channel);
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(timeout_ms));
   WirePayload payload;
-  grpc::ByteBuffer request = payload.Seal(ShutdownClusterRequest());
   grpc::ByteBuffer response_bytes;
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false;
-  grpc::Status result;
-  stub.UnaryCall(&context, method::kShutdownCluster, grpc::StubOptions(), &request, &response_bytes,
-                 [&](const grpc::Status& s) {
-                   std::lock_guard<std::mutex> lock(mu);
-                   result = s;
-                   done = true;
-                   cv.notify_all();
-                 });
-  {
-    std::unique_lock<std::mutex> lock(mu);
-    cv.wait(lock, [&] { return done; });
-  }
+  const grpc::Status result = BlockingCall(&stub, method::kShutdownCluster, payload.Seal(ShutdownClusterRequest()),
+                                           &response_bytes, std::chrono::milliseconds(ClampTimeoutMs(timeout_ms)));
   FLOWVM_RETURN_IF_ERROR(FromGrpcStatus(result, "the master at " + target));
   ShutdownClusterResponse response;
   WireReader reader;

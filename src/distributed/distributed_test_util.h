@@ -3,10 +3,6 @@
 #ifndef FLOWVM_DISTRIBUTED_DISTRIBUTED_TEST_UTIL_H_
 #define FLOWVM_DISTRIBUTED_DISTRIBUTED_TEST_UTIL_H_
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <map>
 #include <memory>
@@ -19,20 +15,11 @@
 
 namespace flowvm::distributed_testing {
 
-// A TCP port on 127.0.0.1 that was free a moment ago.
+// A TCP port on 127.0.0.1 that was free a moment ago (0 if none).
 inline int PickUnusedPort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof(addr);
-  int port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
-    port = ntohs(addr.sin_port);
-  close(fd);
-  return port;
+  auto port = PickUnusedLoopbackPort();
+  EXPECT_TRUE(port.ok()) << port.status();
+  return port.ok() ? *port : 0;
 }
 
 // Servers for the tasks of a cluster, in this process, on free ports.

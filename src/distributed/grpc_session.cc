@@ -202,28 +202,8 @@ class GrpcSession : public Session {
   // gRPC thread that would then have to wake it.
   Status Call(const char* method, const google::protobuf::Message& request, WirePayload* payload,
               google::protobuf::Message* response, WireReader* reader, std::chrono::milliseconds timeout) {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + timeout);
-    grpc::ByteBuffer request_bytes = payload->Seal(request);
     grpc::ByteBuffer response_bytes;
-    grpc::Status result;
-    grpc::CompletionQueue cq;
-    {
-      std::unique_ptr<grpc::GenericClientAsyncResponseReader> call =
-          stub_.PrepareUnaryCall(&context, method, request_bytes, &cq);
-      call->StartCall();
-      call->Finish(&response_bytes, &result, &result);
-      void* tag = nullptr;
-      bool ok = false;
-      // The one event: Finish's, whatever happened (it carries the status).
-      if (!cq.Next(&tag, &ok) || tag != &result)
-        result = grpc::Status(grpc::StatusCode::INTERNAL, "the completion queue lost the call");
-    }
-    cq.Shutdown();
-    void* tag = nullptr;
-    bool ok = false;
-    while (cq.Next(&tag, &ok)) {
-    }
+    const grpc::Status result = BlockingCall(&stub_, method, payload->Seal(request), &response_bytes, timeout);
     FLOWVM_RETURN_IF_ERROR(FromGrpcStatus(result, peer_));
     return reader->Open(response_bytes, response);
   }

@@ -65,6 +65,31 @@ std::shared_ptr<grpc::Channel> NewChannel(const std::string& address) {
   return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), ChannelArgs());
 }
 
+grpc::Status BlockingCall(grpc::GenericStub* stub, const std::string& method, const grpc::ByteBuffer& request,
+                          grpc::ByteBuffer* response, std::chrono::milliseconds timeout) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + timeout);
+  grpc::Status result;
+  grpc::CompletionQueue cq;
+  {
+    std::unique_ptr<grpc::GenericClientAsyncResponseReader> call =
+        stub->PrepareUnaryCall(&context, method, request, &cq);
+    call->StartCall();
+    call->Finish(response, &result, &result);
+    void* tag = nullptr;
+    bool ok = false;
+    // The one event: Finish's, whatever happened (it carries the status).
+    if (!cq.Next(&tag, &ok) || tag != &result)
+      result = grpc::Status(grpc::StatusCode::INTERNAL, "the completion queue lost the call");
+  }
+  cq.Shutdown();
+  void* tag = nullptr;
+  bool ok = false;
+  while (cq.Next(&tag, &ok)) {
+  }
+  return result;
+}
+
 void ConfigureServerBuilder(grpc::ServerBuilder* builder) {
   builder->SetMaxReceiveMessageSize(INT_MAX);
   builder->SetMaxSendMessageSize(INT_MAX);

@@ -4,7 +4,10 @@
 #ifndef FLOWVM_DISTRIBUTED_GRPC_UTIL_H_
 #define FLOWVM_DISTRIBUTED_GRPC_UTIL_H_
 
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
+
+#include <chrono>
 
 #include <memory>
 #include <string>
@@ -31,6 +34,12 @@ grpc::ChannelArguments ChannelArgs();
 std::shared_ptr<grpc::Channel> NewChannel(const std::string& address);
 // The same settings on the server side (it must accept the pings).
 void ConfigureServerBuilder(grpc::ServerBuilder* builder);
+
+// One unary call to `method` that blocks until it completes or `timeout`
+// passes, waiting on a completion queue of its own (no callback thread is
+// woken to wake the caller). For clients: grpc:// sessions, ShutdownCluster.
+grpc::Status BlockingCall(grpc::GenericStub* stub, const std::string& method, const grpc::ByteBuffer& request,
+                          grpc::ByteBuffer* response, std::chrono::milliseconds timeout);
 
 // Method names as gRPC sends them.
 namespace method {

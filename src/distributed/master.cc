@@ -105,10 +105,7 @@ Status Master::ShutdownCluster(ShutdownClusterResponse* response) {
     CallOptions opts{std::chrono::seconds(5)};
     ShutdownRequest request;
     ShutdownResponse response;
-    std::mutex mu;
-    std::condition_variable cv;
-    bool done = false;
-    Status status;
+    CallWaiter waiter;
   };
   std::vector<std::unique_ptr<Call>> calls;
   for (const TaskId& t : workers_->cluster().Tasks()) {
@@ -118,18 +115,11 @@ Status Master::ShutdownCluster(ShutdownClusterResponse* response) {
     call->task = task;
     call->request.set_reason("the cluster was shut down from the master at " + workers_->local_task());
     Call* c = call.get();
-    workers_->Get(task)->ShutdownAsync(&c->opts, &c->request, &c->response, [c](const Status& s) {
-      std::lock_guard<std::mutex> lock(c->mu);
-      c->status = s;
-      c->done = true;
-      c->cv.notify_all();
-    });
+    workers_->Get(task)->ShutdownAsync(&c->opts, &c->request, &c->response, c->waiter.Callback());
     calls.push_back(std::move(call));
   }
   for (auto& c : calls) {
-    std::unique_lock<std::mutex> lock(c->mu);
-    c->cv.wait(lock, [&] { return c->done; });
-    if (c->status.ok()) {
+    if (c->waiter.Wait().ok()) {
       response->add_stopped_task(c->task);
     } else {
       response->add_unreachable_task(c->task);

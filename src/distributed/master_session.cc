@@ -8,6 +8,7 @@
 #include "core/timer.h"
 #include "distributed/client_terminated.h"
 #include "graph/device_name.h"
+#include "runtime/executor.h"
 #include "runtime/feed_fetch_rewrite.h"
 #include "runtime/graph_validation.h"
 #include "runtime/prepared_step.h"
@@ -45,30 +46,6 @@ int64_t NewStepId() {
   while (id == 0) id = static_cast<int64_t>(rng() >> 1);  // positive, non-zero
   return id;
 }
-
-// Waits for an asynchronous call.
-class Waiter {
- public:
-  WorkerInterface::Done Callback() {
-    return [this](const Status& s) {
-      std::lock_guard<std::mutex> lock(mu_);
-      status_ = s;
-      done_ = true;
-      cv_.notify_all();
-    };
-  }
-  Status Wait() {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [this] { return done_; });
-    return status_;
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  Status status_;
-};
 
 std::string SignatureKey(const RunStepRequest& r) {
   std::string key;
@@ -145,7 +122,7 @@ Status MasterSession::FetchStatuses(std::chrono::milliseconds timeout,
     CallOptions opts;
     GetStatusRequest request;
     GetStatusResponse response;
-    Waiter waiter;
+    CallWaiter waiter;
     explicit Call(std::chrono::milliseconds t) : opts(t) {}
   };
   std::vector<std::unique_ptr<Call>> calls;
@@ -278,7 +255,7 @@ StatusOr<std::shared_ptr<MasterSession::Prepared>> MasterSession::Prepare(const 
     CallOptions opts{kControlRpcTimeout};
     RegisterGraphRequest request;
     RegisterGraphResponse response;
-    Waiter waiter;
+    CallWaiter waiter;
   };
   std::vector<std::unique_ptr<Registration>> regs;
   for (auto& [task, def] : by_task) {
@@ -574,11 +551,8 @@ Status MasterSession::Run(const RunStepRequest& request, const std::vector<Tenso
     std::vector<std::string> running;
     for (const RunGraphCall& call : calls)
       for (const std::string& r : call.response.still_running()) running.push_back(r);
-    std::string list;
-    for (size_t i = 0; i < running.size() && i < 10; ++i) list += (i ? "; " : "") + running[i];
-    if (running.size() > 10) list += "; ... (" + std::to_string(running.size()) + " in all)";
-    if (!list.empty() && status.message().find("still running") == std::string::npos)
-      status = Status(status.code(), status.message() + "; still running: " + list);
+    if (!running.empty() && status.message().find("still running") == std::string::npos)
+      status = Status(status.code(), status.message() + StepInFlight::StillRunning(running));
   }
   if (!status.ok() && (status.code() == Code::kUnavailable || status.code() == Code::kAborted)) {
     // A lost or restarted task: look now, so that a restart is reported by
@@ -723,7 +697,7 @@ Status MasterSession::Reset(const std::vector<std::string>& containers) {
     CallOptions opts{kControlRpcTimeout};
     ResetContainersRequest request;
     ResetContainersResponse response;
-    Waiter waiter;
+    CallWaiter waiter;
     std::string task;
   };
   std::vector<std::unique_ptr<Call>> calls;

@@ -252,11 +252,8 @@ void Worker::RunGraphAsync(CallOptions*, RunGraphCall* call, Done done) {
     step->deadline = Timer::Global()->Schedule(Clock::now() + std::chrono::milliseconds(ms), [weak, ms, task] {
       auto s = weak.lock();
       if (s == nullptr) return;
-      std::vector<std::string> running = s->in_flight.Describe();
-      std::string list;
-      for (size_t i = 0; i < running.size() && i < 10; ++i) list += (i ? "; " : "") + running[i];
       s->Abort(errors::DeadlineExceeded("step ", s->id, " exceeded its deadline of ", ms, " ms on ", task,
-                                        list.empty() ? "" : "; still running: " + list));
+                                        StepInFlight::StillRunning(s->in_flight.Describe())));
     });
   }
   for (int i = 0; i < request.send_size(); ++i) {

@@ -7,6 +7,7 @@
 #define FLOWVM_DISTRIBUTED_WORKER_INTERFACE_H_
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -40,6 +41,31 @@ class CallOptions {
   Clock::time_point deadline_;
   bool cancelled_ = false;
   std::function<void()> cancel_;
+};
+
+// Turns an asynchronous call's `done` into a wait: pass Callback() as the
+// call's `done`, then Wait() for its status. One call per waiter.
+class CallWaiter {
+ public:
+  std::function<void(const Status&)> Callback() {
+    return [this](const Status& s) {
+      std::lock_guard<std::mutex> lock(mu_);
+      status_ = s;
+      done_ = true;
+      cv_.notify_all();
+    };
+  }
+  Status Wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return done_; });
+    return status_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  Status status_;
 };
 
 // RunGraph with its tensors: send_tensors[i] goes with request.send(i), and

@@ -267,12 +267,8 @@ class DirectSession : public Session {
       run_args.in_flight = &ctx->in_flight;
       deadline = Timer::Global()->Schedule(
           std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms), [ctx, timeout_ms] {
-            std::vector<std::string> running = ctx->in_flight.Describe();
-            std::string list;
-            for (size_t i = 0; i < running.size() && i < 10; ++i) list += (i ? "; " : "") + running[i];
-            if (running.size() > 10) list += "; ... (" + std::to_string(running.size()) + " in all)";
             ctx->Cancel(errors::DeadlineExceeded("step ", ctx->step_id, " exceeded its deadline of ", timeout_ms,
-                                                 " ms", list.empty() ? "" : "; still running: " + list));
+                                                 " ms", StepInFlight::StillRunning(ctx->in_flight.Describe())));
           });
     }
     auto run_start = std::chrono::steady_clock::now();

@@ -101,6 +101,9 @@ class StepInFlight {
   // "node 'x' (_Recv) on /job:localhost/replica:0/task:0/device:CPU:1", for
   // every node that is ready, computing or waiting in an async kernel.
   std::vector<std::string> Describe() const;
+  // "; still running: a; b; ... (N in all)" for a deadline's message: at
+  // most 10 of `running`; "" if it is empty.
+  static std::string StillRunning(const std::vector<std::string>& running);
 
  private:
   friend class Executor::StepRun;

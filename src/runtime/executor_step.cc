@@ -379,6 +379,14 @@ void Executor::RunAsync(const RunArgs& args, DoneCallback done) {
   (new StepRun(this, args, std::move(done)))->Start();
 }
 
+std::string StepInFlight::StillRunning(const std::vector<std::string>& running) {
+  if (running.empty()) return "";
+  std::string list = "; still running: ";
+  for (size_t i = 0; i < running.size() && i < 10; ++i) list += (i ? "; " : "") + running[i];
+  if (running.size() > 10) list += "; ... (" + std::to_string(running.size()) + " in all)";
+  return list;
+}
+
 std::vector<std::string> StepInFlight::Describe() const {
   std::vector<std::string> out;
   std::lock_guard<std::mutex> lock(mu_);
