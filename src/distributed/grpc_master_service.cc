@@ -65,32 +65,40 @@ void RegisterMasterMethods(Master* master, CallThreads* threads, std::function<v
                   if (s.ok() && on_shutdown_cluster) on_shutdown_cluster();
                 });
               });
+  // A step runs on the transport's thread until it waits for its workers,
+  // and ends on the thread of the last to answer: no thread switch of its
+  // own. What may block goes to a call thread.
   d->Register(method::kRunStep, [master, threads](const grpc::ByteBuffer& in, grpc::ByteBuffer* out, Reply reply) {
-    auto request = std::make_shared<RunStepRequest>();
-    auto feeds = std::make_shared<std::vector<Tensor>>();
-    WireReader reader;
-    Status s = reader.Open(in, request.get());
-    for (int i = 0; s.ok() && i < request->feed_size(); ++i) {
-      Tensor t;
-      s = reader.ReadTensor(request->feed(i).meta(), "feed '" + request->feed(i).name() + "'", &t);
-      feeds->push_back(std::move(t));
-    }
-    if (!s.ok()) return reply(ToGrpcStatus(s));
-    threads->Run([master, request, feeds, out, reply] {
+    struct Call {
+      RunStepRequest request;
+      std::vector<Tensor> feeds;
       RunStepResponse response;
       std::vector<Tensor> fetches;
-      Status s = master->RunStep(*request, *feeds, &response, &fetches);
-      if (s.ok()) {
-        WirePayload payload;
-        for (int i = 0; i < request->fetch_size(); ++i) {
-          NamedTensorMeta* m = response.add_fetch();
-          m->set_name(request->fetch(i));
-          payload.AddTensor(fetches[i], false, false, m->mutable_meta());
-        }
-        *out = payload.Seal(response);
-      }
-      reply(ToGrpcStatus(s));
-    });
+    };
+    auto call = std::make_shared<Call>();
+    WireReader reader;
+    Status s = reader.Open(in, &call->request);
+    for (int i = 0; s.ok() && i < call->request.feed_size(); ++i) {
+      Tensor t;
+      s = reader.ReadTensor(call->request.feed(i).meta(), "feed '" + call->request.feed(i).name() + "'", &t);
+      call->feeds.push_back(std::move(t));
+    }
+    if (!s.ok()) return reply(ToGrpcStatus(s));
+    master->RunStepAsync(
+        call->request, call->feeds, &call->response, &call->fetches,
+        [threads](std::function<void()> fn) { threads->Run(std::move(fn)); },
+        [call, out, reply](const Status& s) {
+          if (s.ok()) {
+            WirePayload payload;
+            for (int i = 0; i < call->request.fetch_size(); ++i) {
+              NamedTensorMeta* m = call->response.add_fetch();
+              m->set_name(call->request.fetch(i));
+              payload.AddTensor(call->fetches[i], false, false, m->mutable_meta());
+            }
+            *out = payload.Seal(call->response);
+          }
+          reply(ToGrpcStatus(s));
+        });
   });
 }
 

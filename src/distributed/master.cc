@@ -51,10 +51,12 @@ Status Master::ExtendSession(const ExtendSessionRequest& request) {
   return session->Extend(request.graph_def());
 }
 
-Status Master::RunStep(const RunStepRequest& request, const std::vector<Tensor>& feeds, RunStepResponse* response,
-                       std::vector<Tensor>* fetches) {
-  FLOWVM_ASSIGN_OR_RETURN(auto session, Find(request.session_handle()));
-  return session->Run(request, feeds, response, fetches);
+void Master::RunStepAsync(const RunStepRequest& request, const std::vector<Tensor>& feeds,
+                          RunStepResponse* response, std::vector<Tensor>* fetches, MasterSession::Offload offload,
+                          MasterSession::RunDone done) {
+  auto session = Find(request.session_handle());
+  if (!session.ok()) return done(session.status());
+  (*session)->RunAsync(request, feeds, response, fetches, std::move(offload), std::move(done));
 }
 
 Status Master::CloseSession(const CloseSessionRequest& request) {

@@ -1,7 +1,8 @@
 // Master: the master service of one task (paper 3.2): the client sessions
 // it holds, by handle. Independent of the transport (grpc_master_service.h
-// puts it on the wire). Methods block (a Run waits for its step); the gRPC
-// service runs each call on a thread of its own. Thread-safe.
+// puts it on the wire). Methods block, but for RunStepAsync, which blocks
+// only in the work it hands to its `offload`; the gRPC service runs those
+// on threads of their own. Thread-safe.
 #ifndef FLOWVM_DISTRIBUTED_MASTER_H_
 #define FLOWVM_DISTRIBUTED_MASTER_H_
 
@@ -26,8 +27,9 @@ class Master {
 
   Status CreateSession(const CreateSessionRequest& request, CreateSessionResponse* response);
   Status ExtendSession(const ExtendSessionRequest& request);
-  Status RunStep(const RunStepRequest& request, const std::vector<Tensor>& feeds, RunStepResponse* response,
-                 std::vector<Tensor>* fetches);
+  // MasterSession::RunAsync on the request's session.
+  void RunStepAsync(const RunStepRequest& request, const std::vector<Tensor>& feeds, RunStepResponse* response,
+                    std::vector<Tensor>* fetches, MasterSession::Offload offload, MasterSession::RunDone done);
   Status CloseSession(const CloseSessionRequest& request);
   Status ListDevices(const ListDevicesRequest& request, ListDevicesResponse* response);
   Status Reset(const ResetRequest& request);

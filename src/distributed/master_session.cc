@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <deque>
 #include <random>
 #include <thread>
 
@@ -75,14 +76,6 @@ struct MasterSession::Prepared {
   std::vector<TaskPart> parts;
   std::vector<GraphDef> partition_graphs;
   double prepare_ms = 0;
-};
-
-// One running step, for Close.
-struct MasterSession::StepState {
-  int64_t id = 0;
-  std::mutex mu;
-  std::vector<std::shared_ptr<CallOptions>> calls;
-  std::function<void(const Status&)> abort;
 };
 
 MasterSession::MasterSession(WorkerCache* workers, std::string handle, const MasterSessionOptions& options,
@@ -353,33 +346,223 @@ void MasterSession::Cleanup(const Prepared& prepared, int64_t step_id, bool succ
   }
 }
 
-Status MasterSession::Run(const RunStepRequest& request, const std::vector<Tensor>& feed_values,
-                          RunStepResponse* response, std::vector<Tensor>* fetches) {
-  const auto run_start = Clock::now();
+// One running step: its RunGraph calls and what they said. Shared by the
+// calls' callbacks, the deadline and abort-grace timers, and Close and the
+// health checks (through live_).
+struct MasterSession::StepState : std::enable_shared_from_this<MasterSession::StepState> {
+  struct Outcome {
+    Status status;
+    bool derived = false;
+    std::string task;
+  };
+
+  std::shared_ptr<MasterSession> keep_alive;  // null for a session not owned by a shared_ptr
+  const RunStepRequest* request = nullptr;
+  const std::vector<Tensor>* feed_values = nullptr;
+  RunStepResponse* response = nullptr;
+  std::vector<Tensor>* fetches = nullptr;
+  Offload offload;
+  RunDone done;
+  Clock::time_point start;
+  bool hit = false;
+  std::shared_ptr<Prepared> prepared;
+  int64_t id = 0;
+  int64_t timeout_ms = 0;
+  std::vector<RunGraphCall> calls;
+  std::vector<std::shared_ptr<CallOptions>> call_options;
+
+  std::mutex mu;
+  int remaining = 0;
+  bool aborted = false;
+  std::vector<Outcome> errors;
+  Timer::Token deadline = 0;
+  Timer::Token grace = 0;
+
+  // Tells every task but `except` (the one that failed) to abort the step.
+  void AbortTasks(const Status& reason, const std::string& except) {
+    for (const TaskPart& part : prepared->parts) {
+      if (part.task == except) continue;
+      struct Call {
+        CallOptions opts{std::chrono::seconds(5)};
+        AbortStepRequest request;
+        AbortStepResponse response;
+      };
+      auto* call = new Call;
+      call->request.set_step_id(id);
+      call->request.set_status_code(static_cast<int>(reason.code()));
+      call->request.set_status_message(reason.message());
+      part.worker->AbortStepAsync(&call->opts, &call->request, &call->response,
+                                  [call](const Status&) { delete call; });
+    }
+  }
+
+  // REQUIRES: mu held, the step just aborted. Tasks get kAbortGrace to
+  // answer; the calls of those that do not are cut.
+  void StartGraceLocked() {
+    std::weak_ptr<StepState> weak = weak_from_this();
+    grace = Timer::Global()->Schedule(Clock::now() + kAbortGrace, [weak] {
+      if (auto step = weak.lock())
+        for (auto& c : step->call_options) c->StartCancel();
+    });
+  }
+
+  // An abort from outside the calls: Close, a health check, the deadline.
+  void Abort(const Status& reason) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (aborted || remaining == 0) return;
+      aborted = true;
+      errors.push_back({reason, false, ""});
+      StartGraceLocked();
+    }
+    AbortTasks(reason, "");
+  }
+
+  // One task's RunGraph ended. Returns true if it was the last.
+  bool CallDone(size_t i, const Status& transport) {
+    const RunGraphCall& call = calls[i];
+    const std::string& task = prepared->parts[i].task;
+    Status s = transport;
+    bool derived = false;
+    if (s.ok() && call.response.status_code() != 0) {
+      s = Status(static_cast<Code>(call.response.status_code()), call.response.status_message());
+      derived = call.response.derived_error();
+    }
+    bool first = false, last;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!s.ok()) {
+        errors.push_back({s, derived, task});
+        if (!aborted) {
+          first = aborted = true;
+          if (remaining > 1) StartGraceLocked();
+        }
+      }
+      last = --remaining == 0;
+    }
+    if (first && !last) AbortTasks(s, task);
+    return last;
+  }
+
+  // The error to report: the first that is a cause, not a consequence.
+  Status PickError() {
+    std::lock_guard<std::mutex> lock(mu);
+    const Outcome* pick = nullptr;
+    for (const Outcome& o : errors)
+      if (!o.derived && pick == nullptr) pick = &o;
+    if (pick == nullptr && !errors.empty()) pick = &errors.front();
+    if (pick == nullptr) return Status::OK();
+    Status status = pick->status;
+    if (!pick->task.empty() && status.message().find(pick->task) == std::string::npos)
+      status = status.WithContext("on task " + pick->task);
+    if (status.code() == Code::kDeadlineExceeded) {
+      // Say what every task was still running.
+      std::vector<std::string> running;
+      for (const RunGraphCall& call : calls)
+        for (const std::string& r : call.response.still_running()) running.push_back(r);
+      if (!running.empty() && status.message().find("still running") == std::string::npos)
+        status = Status(status.code(), status.message() + StepInFlight::StillRunning(running));
+    }
+    return status;
+  }
+};
+
+Status MasterSession::Run(const RunStepRequest& request, const std::vector<Tensor>& feeds, RunStepResponse* response,
+                          std::vector<Tensor>* fetches) {
+  // The step's blocking work runs on this thread, which waits anyway.
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<std::function<void()>> work;
+  bool finished = false;
+  Status result;
+  RunAsync(
+      request, feeds, response, fetches,
+      [&](std::function<void()> fn) {
+        std::lock_guard<std::mutex> lock(mu);
+        work.push_back(std::move(fn));
+        cv.notify_all();
+      },
+      [&](const Status& s) {
+        std::lock_guard<std::mutex> lock(mu);
+        result = s;
+        finished = true;
+        cv.notify_all();
+      });
+  std::unique_lock<std::mutex> lock(mu);
+  while (true) {
+    cv.wait(lock, [&] { return finished || !work.empty(); });
+    if (finished) return result;
+    std::function<void()> fn = std::move(work.front());
+    work.pop_front();
+    lock.unlock();
+    fn();
+    lock.lock();
+  }
+}
+
+void MasterSession::RunAsync(const RunStepRequest& request, const std::vector<Tensor>& feeds,
+                             RunStepResponse* response, std::vector<Tensor>* fetches, Offload offload, RunDone done) {
+  auto step = std::make_shared<StepState>();
+  step->keep_alive = weak_from_this().lock();
+  step->request = &request;
+  step->feed_values = &feeds;
+  step->response = response;
+  step->fetches = fetches;
+  step->offload = std::move(offload);
+  step->done = std::move(done);
+  step->start = Clock::now();
+  Status s;
+  if (!PrepareStep(step.get(), /*may_block=*/false, &s)) {
+    step->offload([this, step] {
+      Status s;
+      PrepareStep(step.get(), /*may_block=*/true, &s);
+      if (!s.ok()) return step->done(s);
+      Launch(step);
+    });
+    return;
+  }
+  if (!s.ok()) return step->done(s);
+  Launch(step);
+}
+
+bool MasterSession::PrepareStep(StepState* step, bool may_block, Status* status) {
+  const RunStepRequest& request = *step->request;
+  const std::string key = SignatureKey(request);
   bool suspect;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (closed_) return errors::FailedPrecondition("Run on a closed session");
+    if (closed_) {
+      *status = errors::FailedPrecondition("Run on a closed session");
+      return true;
+    }
     suspect = suspect_;
+    auto it = cache_.find(key);
+    if (it != cache_.end()) step->prepared = it->second;
   }
-  if (suspect) FLOWVM_RETURN_IF_ERROR(RefreshAfterFailure());
-  const RunOptions& run_options = request.options();
-  if (run_options.timeout_in_ms() < 0)
-    return errors::InvalidArgument("RunOptions.timeout_in_ms must be >= 0, got ", run_options.timeout_in_ms());
+  // A look at the cluster and a new signature's registration are RPCs.
+  if (!may_block && (suspect || step->prepared == nullptr)) return false;
+  *status = PrepareStepBlocking(step, suspect, key);
+  return true;
+}
 
-  const std::string key = SignatureKey(request);
-  std::shared_ptr<Prepared> prepared;
-  {
+Status MasterSession::PrepareStepBlocking(StepState* step, bool suspect, const std::string& key) {
+  const RunStepRequest& request = *step->request;
+  if (suspect) {
+    FLOWVM_RETURN_IF_ERROR(RefreshAfterFailure());
+    step->prepared = nullptr;  // the cache may have been cleared
     std::lock_guard<std::mutex> lock(mu_);
     auto it = cache_.find(key);
-    if (it != cache_.end()) prepared = it->second;
+    if (it != cache_.end()) step->prepared = it->second;
   }
-  const bool hit = prepared != nullptr;
-  if (!hit) {
+  if (request.options().timeout_in_ms() < 0)
+    return errors::InvalidArgument("RunOptions.timeout_in_ms must be >= 0, got ", request.options().timeout_in_ms());
+  step->hit = step->prepared != nullptr;
+  if (!step->hit) {
     std::vector<std::string> feeds, fetch, targets;
     for (const auto& f : request.feed()) feeds.push_back(f.name());
     fetch.assign(request.fetch().begin(), request.fetch().end());
     targets.assign(request.target().begin(), request.target().end());
+    std::shared_ptr<Prepared> prepared;
     FLOWVM_ASSIGN_OR_RETURN(prepared, Prepare(feeds, fetch, targets));
     std::shared_ptr<Prepared> loser;
     {
@@ -392,217 +575,153 @@ Status MasterSession::Run(const RunStepRequest& request, const std::vector<Tenso
       }
     }
     if (loser != nullptr) Deregister(*loser);
+    step->prepared = std::move(prepared);
   }
-  {
-    std::vector<std::pair<std::string, Tensor>> named;
-    for (int i = 0; i < request.feed_size(); ++i) named.emplace_back(request.feed(i).name(), feed_values[i]);
-    FLOWVM_RETURN_IF_ERROR(CheckFeedValues(prepared->feeds, named));
-  }
+  std::vector<std::pair<std::string, Tensor>> named;
+  for (int i = 0; i < request.feed_size(); ++i) named.emplace_back(request.feed(i).name(), (*step->feed_values)[i]);
+  return CheckFeedValues(step->prepared->feeds, named);
+}
 
-  const int64_t step_id = NewStepId();
-  StepState state;
-  state.id = step_id;
-
-  struct Outcome {
-    Status status;
-    bool derived = false;
-    std::string task;
-  };
-  struct Shared {
-    std::mutex mu;
-    std::condition_variable cv;
-    int remaining = 0;
-    bool aborted = false;
-    std::vector<Outcome> errors;
-  };
-  auto shared = std::make_shared<Shared>();
-  const size_t n = prepared->parts.size();
-  shared->remaining = static_cast<int>(n);
-  std::vector<RunGraphCall> calls(n);
-  const int64_t timeout_ms = ClampTimeoutMs(run_options.timeout_in_ms());
-  const auto rpc_timeout = timeout_ms > 0
+void MasterSession::Launch(const std::shared_ptr<StepState>& step) {
+  const RunStepRequest& request = *step->request;
+  const RunOptions& run_options = request.options();
+  const Prepared& prepared = *step->prepared;
+  step->id = NewStepId();
+  step->timeout_ms = ClampTimeoutMs(run_options.timeout_in_ms());
+  const size_t n = prepared.parts.size();
+  step->remaining = static_cast<int>(n);
+  step->calls.resize(n);
+  const auto rpc_timeout = step->timeout_ms > 0
                                ? std::chrono::duration_cast<Clock::duration>(
-                                     std::chrono::milliseconds(timeout_ms) + kAbortGrace)
+                                     std::chrono::milliseconds(step->timeout_ms) + kAbortGrace)
                                : std::chrono::duration_cast<Clock::duration>(kStepRpcTimeout);
-  for (size_t i = 0; i < n; ++i) state.calls.push_back(std::make_shared<CallOptions>(rpc_timeout));
-
-  // Aborts the step on every task but `except` (the one that failed).
-  auto abort_others = [prepared, step_id](const Status& reason, const std::string& except) {
-    for (const TaskPart& part : prepared->parts) {
-      if (part.task == except) continue;
-      struct Call {
-        CallOptions opts{std::chrono::seconds(5)};
-        AbortStepRequest request;
-        AbortStepResponse response;
-      };
-      auto* call = new Call;
-      call->request.set_step_id(step_id);
-      call->request.set_status_code(static_cast<int>(reason.code()));
-      call->request.set_status_message(reason.message());
-      part.worker->AbortStepAsync(&call->opts, &call->request, &call->response,
-                                  [call](const Status&) { delete call; });
+  for (size_t i = 0; i < n; ++i) {
+    step->call_options.push_back(std::make_shared<CallOptions>(rpc_timeout));
+    const TaskPart& part = prepared.parts[i];
+    RunGraphCall& call = step->calls[i];
+    call.request.set_session_handle(handle_);
+    call.request.set_graph_handle(part.graph_handle);
+    call.request.set_step_id(step->id);
+    call.request.set_trace_level(run_options.trace_level());
+    // The master enforces the deadline; the workers' own, a little later,
+    // is for a master that went away.
+    if (step->timeout_ms > 0) call.request.set_timeout_in_ms(step->timeout_ms + 2000);
+    call.request.set_compress_float_transfers(options_.compress_float_transfers());
+    for (const auto& [index, k] : part.keys.feeds) {
+      NamedTensorMeta* m = call.request.add_send();
+      m->set_name(k);
+      call.send_tensors.push_back((*step->feed_values)[index]);
     }
-  };
-  state.abort = [shared, abort_others](const Status& reason) {
-    {
-      std::lock_guard<std::mutex> lock(shared->mu);
-      if (shared->aborted) return;
-      shared->aborted = true;
-      shared->errors.push_back({reason, false, ""});
-    }
-    abort_others(reason, "");
-  };
+    for (const auto& [index, k] : part.keys.fetches) call.request.add_recv_key(k);
+  }
   {
     // Visible to Close and the health checks from here on.
     std::lock_guard<std::mutex> lock(mu_);
-    if (closed_) return errors::FailedPrecondition("Run on a closed session");
-    live_.insert(&state);
+    if (closed_) return step->done(errors::FailedPrecondition("Run on a closed session"));
+    live_.insert(step);
     if (!health_check_scheduled_) {
       health_check_scheduled_ = true;
       ScheduleHealthCheck();
     }
   }
-
-  for (size_t i = 0; i < n; ++i) {
-    const TaskPart& part = prepared->parts[i];
-    RunGraphCall& call = calls[i];
-    call.request.set_session_handle(handle_);
-    call.request.set_graph_handle(part.graph_handle);
-    call.request.set_step_id(step_id);
-    call.request.set_trace_level(run_options.trace_level());
-    // The master enforces the deadline; the workers' own, a little later,
-    // is for a master that went away.
-    if (timeout_ms > 0) call.request.set_timeout_in_ms(timeout_ms + 2000);
-    call.request.set_compress_float_transfers(options_.compress_float_transfers());
-    for (const auto& [index, k] : part.keys.feeds) {
-      NamedTensorMeta* m = call.request.add_send();
-      m->set_name(k);
-      call.send_tensors.push_back(feed_values[index]);
-    }
-    for (const auto& [index, k] : part.keys.fetches) call.request.add_recv_key(k);
-  }
-  for (size_t i = 0; i < n; ++i) {
-    const TaskPart& part = prepared->parts[i];
-    RunGraphCall* call = &calls[i];
-    part.worker->RunGraphAsync(
-        state.calls[i].get(), call, [shared, call, task = part.task, abort_others](const Status& transport) {
-          Status s = transport;
-          bool derived = false;
-          if (s.ok() && call->response.status_code() != 0) {
-            s = Status(static_cast<Code>(call->response.status_code()), call->response.status_message());
-            derived = call->response.derived_error();
-          }
-          bool first = false;
-          {
-            std::lock_guard<std::mutex> lock(shared->mu);
-            if (!s.ok()) {
-              shared->errors.push_back({s, derived, task});
-              if (!shared->aborted) first = shared->aborted = true;
-            }
-          }
-          if (first) abort_others(s, task);
-          std::lock_guard<std::mutex> lock(shared->mu);
-          if (--shared->remaining == 0) shared->cv.notify_all();
-        });
-  }
-  Timer::Token deadline = 0;
-  if (timeout_ms > 0) {
-    const int64_t ms = timeout_ms;
-    StepState* s = &state;
-    deadline = Timer::Global()->Schedule(Clock::now() + std::chrono::milliseconds(ms), [s, ms] {
-      s->abort(errors::DeadlineExceeded("step ", s->id, " exceeded its deadline of ", ms, " ms"));
+  if (step->timeout_ms > 0) {
+    const int64_t ms = step->timeout_ms;
+    std::weak_ptr<StepState> weak = step;
+    std::lock_guard<std::mutex> lock(step->mu);
+    step->deadline = Timer::Global()->Schedule(Clock::now() + std::chrono::milliseconds(ms), [weak, ms] {
+      if (auto s = weak.lock()) s->Abort(errors::DeadlineExceeded("step ", s->id, " exceeded its deadline of ", ms, " ms"));
     });
   }
+  if (n == 0) return Finish(step);
+  for (size_t i = 0; i < n; ++i) {
+    prepared.parts[i].worker->RunGraphAsync(step->call_options[i].get(), &step->calls[i],
+                                            [this, step, i](const Status& s) {
+                                              if (step->CallDone(i, s)) Finish(step);
+                                            });
+  }
+}
+
+void MasterSession::Finish(const std::shared_ptr<StepState>& step) {
+  Timer::Token deadline, grace;
   {
-    std::unique_lock<std::mutex> lock(shared->mu);
-    shared->cv.wait(lock, [&] { return shared->remaining == 0 || shared->aborted; });
-    if (shared->remaining > 0 &&
-        !shared->cv.wait_for(lock, kAbortGrace, [&] { return shared->remaining == 0; })) {
-      // A task that does not answer its abort in time: cut its call.
-      lock.unlock();
-      for (auto& c : state.calls) c->StartCancel();
-      lock.lock();
-      shared->cv.wait(lock, [&] { return shared->remaining == 0; });
-    }
+    std::lock_guard<std::mutex> lock(step->mu);
+    deadline = step->deadline;
+    grace = step->grace;
   }
   if (deadline != 0) Timer::Global()->Cancel(deadline);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    live_.erase(&state);
-    if (live_.empty()) live_cv_.notify_all();
-  }
-
-  // The error to report: the first that is a cause, not a consequence.
-  Status status;
-  {
-    std::lock_guard<std::mutex> lock(shared->mu);
-    const Outcome* pick = nullptr;
-    for (const Outcome& o : shared->errors)
-      if (!o.derived && (pick == nullptr)) pick = &o;
-    if (pick == nullptr && !shared->errors.empty()) pick = &shared->errors.front();
-    if (pick != nullptr) {
-      status = pick->status;
-      if (!pick->task.empty() && status.message().find(pick->task) == std::string::npos)
-        status = status.WithContext("on task " + pick->task);
-    }
-  }
-  if (status.code() == Code::kDeadlineExceeded) {
-    // Say what every task was still running.
-    std::vector<std::string> running;
-    for (const RunGraphCall& call : calls)
-      for (const std::string& r : call.response.still_running()) running.push_back(r);
-    if (!running.empty() && status.message().find("still running") == std::string::npos)
-      status = Status(status.code(), status.message() + StepInFlight::StillRunning(running));
-  }
-  if (!status.ok() && (status.code() == Code::kUnavailable || status.code() == Code::kAborted)) {
-    // A lost or restarted task: look now, so that a restart is reported by
-    // this step (once) and the next one registers anew.
+  if (grace != 0) Timer::Global()->Cancel(grace);
+  Status status = step->PickError();
+  if (status.code() == Code::kUnavailable || status.code() == Code::kAborted) {
+    // A lost or restarted task: look now (RPCs), so that a restart is
+    // reported by this step (once) and the next one registers anew.
     {
       std::lock_guard<std::mutex> lock(mu_);
       suspect_ = true;
     }
-    Status refreshed = RefreshAfterFailure();
-    if (refreshed.code() == Code::kAborted) status = refreshed;
+    step->offload([this, step, status]() mutable {
+      Status refreshed = RefreshAfterFailure();
+      if (refreshed.code() == Code::kAborted) status = refreshed;
+      Complete(step, status);
+    });
+    return;
   }
-  Cleanup(*prepared, step_id, status.ok());
+  Complete(step, status);
+}
 
-  RunStepStats* stats = response->mutable_stats();
-  stats->set_step_id(step_id);
-  stats->set_cache_hit(hit);
-  stats->set_graph_nodes(prepared->plan.graph_nodes);
-  stats->set_executed_nodes(prepared->plan.executed_nodes);
+void MasterSession::Complete(const std::shared_ptr<StepState>& step, Status status) {
+  const Prepared& prepared = *step->prepared;
+  const RunStepRequest& request = *step->request;
+  const RunOptions& run_options = request.options();
+  const size_t n = prepared.parts.size();
+  Cleanup(prepared, step->id, status.ok());
+
+  RunStepStats* stats = step->response->mutable_stats();
+  stats->set_step_id(step->id);
+  stats->set_cache_hit(step->hit);
+  stats->set_graph_nodes(prepared.plan.graph_nodes);
+  stats->set_executed_nodes(prepared.plan.executed_nodes);
   stats->set_partitions(static_cast<int>(n));
-  stats->set_prepare_ms(hit ? 0 : prepared->prepare_ms);
-  stats->set_run_ms(std::chrono::duration<double, std::milli>(Clock::now() - run_start).count());
-  for (const auto& p : prepared->plan.pruned) stats->add_pruned(p);
-  if (!hit) {
-    for (const auto& l : prepared->plan.optimizations) stats->add_optimizations(l);
-    for (const auto& l : prepared->plan.placement) stats->add_placement(l);
-    for (const auto& l : prepared->plan.transfers) stats->add_transfers(l);
-    for (const auto& l : prepared->plan.scheduled_recvs) stats->add_scheduled_recvs(l);
+  stats->set_prepare_ms(step->hit ? 0 : prepared.prepare_ms);
+  stats->set_run_ms(std::chrono::duration<double, std::milli>(Clock::now() - step->start).count());
+  for (const auto& p : prepared.plan.pruned) stats->add_pruned(p);
+  if (!step->hit) {
+    for (const auto& l : prepared.plan.optimizations) stats->add_optimizations(l);
+    for (const auto& l : prepared.plan.placement) stats->add_placement(l);
+    for (const auto& l : prepared.plan.transfers) stats->add_transfers(l);
+    for (const auto& l : prepared.plan.scheduled_recvs) stats->add_scheduled_recvs(l);
   }
   if (run_options.trace_level() != RunOptions::NO_TRACE)
-    for (const RunGraphCall& call : calls)
+    for (const RunGraphCall& call : step->calls)
       for (const DeviceStepStats& d : call.response.step_stats().dev_stats())
-        *response->mutable_metadata()->mutable_step_stats()->add_dev_stats() = d;
+        *step->response->mutable_metadata()->mutable_step_stats()->add_dev_stats() = d;
   if (run_options.output_partition_graphs())
-    for (const GraphDef& g : prepared->partition_graphs) *response->mutable_metadata()->add_partition_graphs() = g;
-  if (!status.ok()) return status;
+    for (const GraphDef& g : prepared.partition_graphs)
+      *step->response->mutable_metadata()->add_partition_graphs() = g;
 
-  fetches->assign(request.fetch_size(), Tensor());
-  for (size_t i = 0; i < n; ++i) {
-    const TaskPart& part = prepared->parts[i];
-    const RunGraphCall& call = calls[i];
-    if (call.recv_tensors.size() != part.keys.fetches.size())
-      return errors::Internal(workers_->Describe(part.task), " returned ", call.recv_tensors.size(), " fetches, not ",
-                              part.keys.fetches.size());
-    for (size_t j = 0; j < part.keys.fetches.size(); ++j)
-      (*fetches)[part.keys.fetches[j].first] = call.recv_tensors[j];
+  std::vector<Tensor>* fetches = step->fetches;
+  if (status.ok()) {
+    fetches->assign(request.fetch_size(), Tensor());
+    for (size_t i = 0; i < n && status.ok(); ++i) {
+      const TaskPart& part = prepared.parts[i];
+      const RunGraphCall& call = step->calls[i];
+      if (call.recv_tensors.size() != part.keys.fetches.size()) {
+        status = errors::Internal(workers_->Describe(part.task), " returned ", call.recv_tensors.size(),
+                                  " fetches, not ", part.keys.fetches.size());
+        break;
+      }
+      for (size_t j = 0; j < part.keys.fetches.size(); ++j)
+        (*fetches)[part.keys.fetches[j].first] = call.recv_tensors[j];
+    }
+    for (int i = 0; status.ok() && i < request.fetch_size(); ++i)
+      if (!(*fetches)[i].IsInitialized()) status = errors::Internal("fetch '", request.fetch(i), "' produced no value");
   }
-  for (int i = 0; i < request.fetch_size(); ++i)
-    if (!(*fetches)[i].IsInitialized())
-      return errors::Internal("fetch '", request.fetch(i), "' produced no value");
-  return Status::OK();
+  RunDone done = std::move(step->done);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    live_.erase(step);
+    if (live_.empty()) live_cv_.notify_all();
+  }
+  done(status);
 }
 
 void MasterSession::ScheduleHealthCheck() {
@@ -666,10 +785,16 @@ void MasterSession::HealthCheck() {
           self->suspect_ = true;
         }
       }
-      std::lock_guard<std::mutex> lock(self->mu_);
+      std::vector<std::shared_ptr<StepState>> to_abort;
+      std::unique_lock<std::mutex> lock(self->mu_);
       if (!failure.ok()) {
         self->suspect_ = true;
-        for (StepState* step : self->live_) step->abort(failure);
+        to_abort.assign(self->live_.begin(), self->live_.end());
+        // Not under mu_: an abort may end a step at once, and its end
+        // takes mu_.
+        lock.unlock();
+        for (const auto& step : to_abort) step->Abort(failure);
+        lock.lock();
       }
       if (--round->remaining == 0) {
         if (!self->live_.empty() && !self->closed_) {
@@ -724,8 +849,11 @@ Status MasterSession::Close() {
     std::unique_lock<std::mutex> lock(mu_);
     if (!closed_) {
       closed_ = true;
-      for (StepState* s : live_)
-        s->abort(errors::Cancelled("the session was closed while step ", s->id, " was running"));
+      std::vector<std::shared_ptr<StepState>> running(live_.begin(), live_.end());
+      lock.unlock();  // an abort may end a step at once, and its end takes mu_
+      for (const auto& s : running)
+        s->Abort(errors::Cancelled("the session was closed while step ", s->id, " was running"));
+      lock.lock();
     }
     live_cv_.wait(lock, [this] { return live_.empty(); });
     cache.swap(cache_);

@@ -16,6 +16,7 @@
 #define FLOWVM_DISTRIBUTED_MASTER_SESSION_H_
 
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -40,7 +41,18 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
   // listing the tasks that did not answer.
   Status Connect();
   Status Extend(const GraphDef& graph);
-  // feeds[i] goes with request.feed(i); fetches get one tensor per fetch.
+  using Offload = std::function<void(std::function<void()>)>;
+  using RunDone = std::function<void(const Status&)>;
+  // Runs a step: feeds[i] goes with request.feed(i); fetches get one
+  // tensor per fetch. `done` is called once, on any thread, possibly before
+  // RunAsync returns; the arguments must outlive it. A step whose signature
+  // is prepared never blocks the caller (an RPC transport's thread); work
+  // that may block (registering a new signature's graphs, looking at the
+  // cluster after a failure) is handed to `offload`, which must run it on a
+  // thread that may block.
+  void RunAsync(const RunStepRequest& request, const std::vector<Tensor>& feeds, RunStepResponse* response,
+                std::vector<Tensor>* fetches, Offload offload, RunDone done);
+  // RunAsync that blocks; its blocking work runs on the calling thread.
   Status Run(const RunStepRequest& request, const std::vector<Tensor>& feeds, RunStepResponse* response,
              std::vector<Tensor>* fetches);
   void ListDevices(ListDevicesResponse* response) const;
@@ -55,6 +67,14 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
   struct Prepared;
   struct StepState;
 
+  // Finds (or, if may_block, makes) the step's prepared graphs. Returns
+  // false, having done nothing, if that needs RPCs and !may_block.
+  bool PrepareStep(StepState* step, bool may_block, Status* status);
+  Status PrepareStepBlocking(StepState* step, bool suspect, const std::string& key);
+  // Starts the RunGraph calls; the last to end calls Finish.
+  void Launch(const std::shared_ptr<StepState>& step);
+  void Finish(const std::shared_ptr<StepState>& step);
+  void Complete(const std::shared_ptr<StepState>& step, Status status);
   StatusOr<std::shared_ptr<Prepared>> Prepare(const std::vector<std::string>& feeds,
                                               const std::vector<std::string>& fetches,
                                               const std::vector<std::string>& targets);
@@ -84,7 +104,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
   bool suspect_ = false;  // a step failed in a way that may mean a lost task
   bool health_check_scheduled_ = false;
   bool closed_ = false;
-  std::set<StepState*> live_;
+  std::set<std::shared_ptr<StepState>> live_;
   std::condition_variable live_cv_;
 };
 

@@ -348,14 +348,13 @@ void Worker::RunGraphAsync(CallOptions*, RunGraphCall* call, Done done) {
   for (const Graph::Part& part : graph->parts) {
     Executor::RunArgs a = args;
     if (collector != nullptr) a.stats = collector->ForDevice(part.device);
-    Executor* executor = part.executor.get();
-    // Never run a partition on the transport's thread: it may be needed to
-    // deliver the very tensor the partition waits for.
-    if (env_.pool != nullptr) {
-      env_.pool->Schedule([executor, a, on_done] { executor->RunAsync(a, on_done); });
-    } else {
-      executor->RunAsync(a, on_done);
-    }
+    // The caller is the transport's thread (or the master's): it starts
+    // the partition and runs its cheap nodes, which never block (a Recv
+    // waits without a thread); arithmetic goes to the pool, so the
+    // transport keeps serving while it runs, and a step of cheap nodes
+    // (a parameter read, a Send) costs no thread switch.
+    a.caller_runs_only_cheap = env_.pool != nullptr;
+    part.executor->RunAsync(a, on_done);
   }
 }
 

@@ -60,6 +60,11 @@ class Executor {
     CallFrame* call_frame = nullptr;              // not owned; may be null
     NodeStatsRecorder* stats = nullptr;           // not owned; non-null: trace every node
     StepInFlight* in_flight = nullptr;            // not owned; may be null
+    // The caller's thread must not be held by arithmetic (an RPC
+    // transport's thread): it runs only cheap nodes (Const, Identity,
+    // Send, Recv, ...) and hands every expensive one to the pool, so a
+    // partition of cheap nodes costs no thread switch. Needs a pool.
+    bool caller_runs_only_cheap = false;
   };
   using DoneCallback = std::function<void(const Status&)>;
 

@@ -27,6 +27,9 @@ struct InlineState {
   std::deque<Deferred> deferred;
 };
 thread_local InlineState t_inline;
+// Set while a step started with RunArgs::caller_runs_only_cheap runs nodes
+// on its caller's thread.
+thread_local bool t_cheap_only = false;
 
 class InlineScope {
  public:
@@ -93,8 +96,13 @@ class Executor::StepRun {
     }
     outstanding_.store(static_cast<int>(roots.size()), std::memory_order_relaxed);
     std::vector<int> inline_ready;
+    // Everything this thread runs before Start returns is on the caller's
+    // thread, also nodes that the inline ones make ready.
+    const bool was_cheap_only = t_cheap_only;
+    if (args_.caller_runs_only_cheap) t_cheap_only = true;
     Schedule(roots, &inline_ready);
     RunInline(&inline_ready);
+    t_cheap_only = was_cheap_only;
   }
 
   // Labels of the nodes that are ready or running; see StepInFlight.
@@ -303,8 +311,9 @@ class Executor::StepRun {
     for (int id : ready) {
       const NodeItem& item = exec_->items_[id];
       // Keep cheap nodes, and the first expensive one, on this thread; hand
-      // other expensive ones to the pool so they run in parallel.
-      if (pool != nullptr && item.expensive && kept_one) {
+      // other expensive ones to the pool so they run in parallel (all of
+      // them on a thread that runs only cheap nodes).
+      if (pool != nullptr && item.expensive && (kept_one || t_cheap_only)) {
         pool->Schedule([this, id] {
           std::vector<int> list{id};
           RunInline(&list);
