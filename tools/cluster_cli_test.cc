@@ -122,7 +122,7 @@ TEST_F(ClusterCliTest, KillingAWorkerMidStepNamesIt) {
   // Start the step, kill worker 1 while it computes, wait for the client.
   const std::string cmd = "cd " + ShellQuote(dir_) + " && (" + ShellQuote(testing::CliPath()) +
                           " run slow.pbtxt --fetch total --target-server " + target_ +
-                          " >run.out 2>run.err; echo $? >run.rc) & sleep 1.5; kill -9 " + std::to_string(victim) +
+                          " --health-check-interval-ms 500 --health-check-timeout-ms 1000 >run.out 2>run.err; echo $? >run.rc) & sleep 1.5; kill -9 " + std::to_string(victim) +
                           "; wait";
   const auto start = std::chrono::steady_clock::now();
   ASSERT_EQ(std::system(cmd.c_str()), 0);
@@ -143,7 +143,7 @@ TEST_F(ClusterCliTest, SigtermMidStepAbortsItAndExitsCleanly) {
   ASSERT_GT(victim, 0);
   const std::string cmd = "cd " + ShellQuote(dir_) + " && (" + ShellQuote(testing::CliPath()) +
                           " run slow.pbtxt --fetch total --target-server " + target_ +
-                          " >run.out 2>run.err; echo $? >run.rc) & sleep 1.5; kill -TERM " + std::to_string(victim) +
+                          " --health-check-interval-ms 500 --health-check-timeout-ms 1000 >run.out 2>run.err; echo $? >run.rc) & sleep 1.5; kill -TERM " + std::to_string(victim) +
                           "; wait";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   const std::string err = ReadFileBytes(dir_ + "/run.err");
@@ -173,14 +173,15 @@ TEST_F(ClusterCliTest, ADeadlineStopsTheStepEverywhere) {
 }
 
 // A task that hangs (SIGSTOP: its sockets stay open, nothing answers) is
-// found by the master's health checks and gRPC keepalives.
+// found by the master's health checks (here every 0.5 s, 1 s to answer)
+// and gRPC keepalives.
 TEST_F(ClusterCliTest, AHungWorkerFailsTheStepNamingIt) {
   WriteText(dir_ + "/slow.pbtxt", SlowGraph(300));
   const int victim = PidOf(cluster_dir(), "worker-1");
   ASSERT_GT(victim, 0);
   const std::string cmd = "cd " + ShellQuote(dir_) + " && (" + ShellQuote(testing::CliPath()) +
                           " run slow.pbtxt --fetch total --target-server " + target_ +
-                          " >run.out 2>run.err; echo $? >run.rc) & sleep 1.5; kill -STOP " + std::to_string(victim) +
+                          " --health-check-interval-ms 500 --health-check-timeout-ms 1000 >run.out 2>run.err; echo $? >run.rc) & sleep 1.5; kill -STOP " + std::to_string(victim) +
                           "; wait; kill -CONT " + std::to_string(victim);
   const auto start = std::chrono::steady_clock::now();
   ASSERT_EQ(std::system(cmd.c_str()), 0);
@@ -189,6 +190,9 @@ TEST_F(ClusterCliTest, AHungWorkerFailsTheStepNamingIt) {
   EXPECT_EQ(ReadFileBytes(dir_ + "/run.rc"), "1\n") << err;
   EXPECT_NE(err.find("Unavailable"), std::string::npos) << err;
   EXPECT_NE(err.find("/job:worker/replica:0/task:1"), std::string::npos) << err;
+  // The health check's own words, unless a keepalive found it first.
+  if (err.find("health check") != std::string::npos)
+    EXPECT_NE(err.find("within 1000 ms"), std::string::npos) << err;
   std::printf("client saw the hang after %.1f s (stopped 1.5 s after the start): %s", secs, err.c_str());
 }
 

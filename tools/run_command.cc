@@ -95,7 +95,8 @@ Status RunCommand(const std::vector<std::string>& raw) {
       ParsedArgs args,
       ParseArgs(raw,
                 {"--fetch", "--feed", "--target", "--init", "--repeat", "--output-dir", "--threads", "--cpu-devices",
-                 "--trace", "--timeout-ms", "--target-server", "--device-filter", "--connect-timeout-ms"},
+                 "--trace", "--timeout-ms", "--target-server", "--device-filter", "--connect-timeout-ms",
+                 "--health-check-interval-ms", "--health-check-timeout-ms"},
                 {"-v", "--soft-placement"}));
   if (args.positional.size() != 1)
     return errors::InvalidArgument("usage: flowvm run GRAPH --fetch NAME[:PORT]... (one graph file, got ",
@@ -117,6 +118,10 @@ Status RunCommand(const std::vector<std::string>& raw) {
   options.device_filters = args.all("--device-filter");
   FLOWVM_ASSIGN_OR_RETURN(options.connect_timeout_ms,
                           ParseCount("--connect-timeout-ms", args.last("--connect-timeout-ms", "30000")));
+  FLOWVM_ASSIGN_OR_RETURN(options.health_check_interval_ms,
+                          ParseCount("--health-check-interval-ms", args.last("--health-check-interval-ms", "2000")));
+  FLOWVM_ASSIGN_OR_RETURN(options.health_check_timeout_ms,
+                          ParseCount("--health-check-timeout-ms", args.last("--health-check-timeout-ms", "4000")));
   RunOptions run_options;
   FLOWVM_ASSIGN_OR_RETURN(int64_t timeout_ms, ParseCount("--timeout-ms", args.last("--timeout-ms", "0")));
   run_options.set_timeout_in_ms(timeout_ms);

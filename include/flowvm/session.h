@@ -81,6 +81,13 @@ struct SessionOptions {
   bool compress_float_transfers = false;
   // The same for these tensors only ("node:port"; "node" is port 0).
   std::vector<std::string> compressed_tensors;
+  // While steps run, the master asks every task for its status this
+  // often; a task that does not answer within the timeout (hung, or cut
+  // off) or answers as a new incarnation (restarted) fails the running
+  // steps with an error naming it. A dead task is found sooner, when its
+  // connection closes.
+  int64_t health_check_interval_ms = 2000;
+  int64_t health_check_timeout_ms = 4000;
 };
 
 // What the runtime decided for one Run, for `flowvm run -v` and tests.

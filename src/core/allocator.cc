@@ -5,6 +5,8 @@
 #include <mutex>
 #include <vector>
 
+#include "core/memory_info.h"
+
 namespace flowvm {
 
 namespace {
@@ -73,6 +75,9 @@ class BlockCache {
   size_t cached_ = 0;
 };
 
+// Blocks this large are checked against the memory the machine has left.
+constexpr size_t kCheckedBytes = size_t{64} << 20;
+
 void* AllocateBlock(size_t bytes, size_t* capacity) {
   if (bytes > SIZE_MAX - Allocator::kAlignment) return nullptr;
   // aligned_alloc wants a multiple of the alignment.
@@ -81,6 +86,10 @@ void* AllocateBlock(size_t bytes, size_t* capacity) {
   if (FLOWVM_TENSOR_BLOCK_CACHE && total >= BlockCache::kMinBytes) {
     if (void* mem = BlockCache::Get().Take(total, capacity)) return mem;
   }
+  // Linux grants a large mapping it cannot back and kills the process
+  // when its pages are touched: ask first (a tensor shape from a request
+  // must not take a server down).
+  if (total >= kCheckedBytes && static_cast<int64_t>(total) > AvailableMemoryBytes()) return nullptr;
   return std::aligned_alloc(Allocator::kAlignment, total);
 }
 

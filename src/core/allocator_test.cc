@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/memory_info.h"
 #include "flowvm/tensor.h"
 
 namespace flowvm {
@@ -63,6 +64,25 @@ TEST(AllocatorTest, OutOfMemoryIsAnErrorNamingTheAllocator) {
   EXPECT_EQ(t.status().code(), Code::kResourceExhausted);
   EXPECT_NE(t.status().message().find("tiny device"), std::string::npos) << t.status();
   EXPECT_EQ(a->GetStats().bytes_in_use, 0);
+  a->Release();
+}
+
+// More than the machine has left, though Linux would grant the mapping
+// (and kill the process when the tensor is filled): an error, at once.
+TEST(AllocatorTest, ATensorLargerThanTheMemoryLeftIsAnError) {
+  const int64_t available = AvailableMemoryBytes();
+  ASSERT_GT(available, 0);
+  if (available > (int64_t{1} << 42)) GTEST_SKIP() << "the machine does not say how much memory it has";
+  const int64_t elements = available / 8 + (int64_t{1} << 27);  // available + 1 GiB of doubles
+  TrackingAllocator* a = TrackingAllocator::New("cpu");
+  auto t = Tensor::Allocate(a, DT_DOUBLE, TensorShape({elements}));
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), Code::kResourceExhausted);
+  EXPECT_NE(t.status().message().find("bytes available"), std::string::npos) << t.status();
+  EXPECT_EQ(a->GetStats().bytes_in_use, 0);
+  // Large tensors that fit are still fine.
+  auto ok = Tensor::Allocate(a, DT_FLOAT, TensorShape({int64_t{1} << 25}));
+  EXPECT_TRUE(ok.ok()) << ok.status();
   a->Release();
 }
 

@@ -8,6 +8,8 @@
 #include <new>
 #include <vector>
 
+#include "core/memory_info.h"
+
 namespace flowvm {
 
 namespace {
@@ -66,7 +68,9 @@ StatusOr<Tensor> Tensor::Allocate(Allocator* allocator, DataType dtype, const Te
   InlineBuffer* buf = InlineBuffer::New(allocator, dtype, shape.num_elements());
   if (buf == nullptr)
     return errors::ResourceExhausted("out of memory allocating a ", DataTypeName(dtype), " tensor of shape ",
-                                     shape.DebugString(), " on ", allocator->Name());
+                                     shape.DebugString(), " (", shape.num_elements() * DataTypeSize(dtype),
+                                     " bytes) on ", allocator->Name(), "; the machine has ", AvailableMemoryBytes(),
+                                     " bytes available");
   return Tensor(BaseType(dtype), shape, buf, static_cast<char*>(buf->data()));
 }
 

@@ -175,6 +175,7 @@ TEST(ClusterSessionTest, HugeTimeoutsAreNoDeadline) {
   ASSERT_TRUE(cluster.StartAll());
   SessionOptions options = At(cluster.Target("worker"));
   options.connect_timeout_ms = std::numeric_limits<int64_t>::max();
+  options.health_check_interval_ms = options.health_check_timeout_ms = std::numeric_limits<int64_t>::max();
   auto session = NewSessionOrDie(AcrossTasks(), options);
   ASSERT_NE(session, nullptr);
   std::vector<Tensor> out;
@@ -184,6 +185,18 @@ TEST(ClusterSessionTest, HugeTimeoutsAreNoDeadline) {
     FLOWVM_ASSERT_OK(session->Run(run_options, {}, {}, {"init"}, &out, nullptr));
     FLOWVM_ASSERT_OK(session->Run(run_options, {{"x", F({3, 4}, {2})}}, {"z"}, {}, &out, nullptr));
     ExpectTensorNear(out[0], F({4, 10}, {2}));
+  }
+}
+
+TEST(ClusterSessionTest, NegativeTimeoutsAreRefusedNamingTheOption) {
+  LocalCluster cluster({{"worker", 1}});
+  ASSERT_TRUE(cluster.StartAll());
+  for (int which = 0; which < 2; ++which) {
+    SessionOptions options = At(cluster.Target("worker"));
+    (which == 0 ? options.health_check_interval_ms : options.health_check_timeout_ms) = -5;
+    auto session = Session::Create(options, GraphDef());
+    ASSERT_FALSE(session.ok());
+    EXPECT_TRUE(HasError(session.status(), Code::kInvalidArgument, {"health_check", "-5"})) << session.status();
   }
 }
 

@@ -41,6 +41,8 @@ class GrpcSession : public Session {
     o->set_allow_soft_placement(options_.allow_soft_placement);
     for (const std::string& f : options_.device_filters) o->add_device_filters(f);
     o->set_connect_timeout_ms(options_.connect_timeout_ms);
+    o->set_health_check_interval_ms(options_.health_check_interval_ms);
+    o->set_health_check_timeout_ms(options_.health_check_timeout_ms);
     o->set_schedule_recvs(options_.schedule_recvs);
     o->set_disable_common_subexpression_elimination(!options_.optimizer.common_subexpression_elimination);
     o->set_disable_constant_folding(!options_.optimizer.constant_folding);

@@ -36,6 +36,12 @@ Status Master::CreateSession(const CreateSessionRequest& request, CreateSessionR
     std::lock_guard<std::mutex> lock(mu_);
     if (stopped_) return errors::Unavailable("the master at ", workers_->local_task(), " is shutting down");
   }
+  const MasterSessionOptions& o = request.options();
+  if (o.connect_timeout_ms() < 0 || o.health_check_interval_ms() < 0 || o.health_check_timeout_ms() < 0)
+    return errors::InvalidArgument("session options: connect_timeout_ms (", o.connect_timeout_ms(),
+                                   "), health_check_interval_ms (", o.health_check_interval_ms(),
+                                   ") and health_check_timeout_ms (", o.health_check_timeout_ms(),
+                                   ") must be >= 0");
   const std::string handle = NewHandle();
   auto session = std::make_shared<MasterSession>(workers_, handle, request.options(), request.graph_def());
   FLOWVM_RETURN_IF_ERROR(session->Connect());

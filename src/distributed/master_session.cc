@@ -27,9 +27,9 @@ constexpr auto kAbortGrace = std::chrono::seconds(10);
 // forever); dead peers are found much sooner by keepalive pings.
 constexpr auto kStepRpcTimeout = std::chrono::hours(24 * 7);
 // While steps run, every task is asked for its status this often, and must
-// answer within the timeout.
-constexpr auto kHealthCheckInterval = std::chrono::seconds(2);
-constexpr auto kHealthCheckTimeout = std::chrono::seconds(4);
+// answer within the timeout (MasterSessionOptions).
+constexpr int64_t kDefaultHealthCheckIntervalMs = 2000;
+constexpr int64_t kDefaultHealthCheckTimeoutMs = 4000;
 
 std::string Hex(uint64_t v) {
   char buf[17];
@@ -81,6 +81,9 @@ struct MasterSession::Prepared {
 MasterSession::MasterSession(WorkerCache* workers, std::string handle, const MasterSessionOptions& options,
                              GraphDef graph)
     : workers_(workers), handle_(std::move(handle)), options_(options), graph_(std::move(graph)) {
+  auto ms_or = [](int64_t ms, int64_t def) { return std::chrono::milliseconds(ms > 0 ? ClampTimeoutMs(ms) : def); };
+  health_check_interval_ = ms_or(options.health_check_interval_ms(), kDefaultHealthCheckIntervalMs);
+  health_check_timeout_ = ms_or(options.health_check_timeout_ms(), kDefaultHealthCheckTimeoutMs);
   session_options_.allow_soft_placement = options.allow_soft_placement();
   session_options_.schedule_recvs = options.schedule_recvs();
   session_options_.optimizer.common_subexpression_elimination = !options.disable_common_subexpression_elimination();
@@ -730,7 +733,7 @@ void MasterSession::ScheduleHealthCheck() {
     health_check_scheduled_ = false;
     return;
   }
-  Timer::Global()->Schedule(Clock::now() + kHealthCheckInterval, [weak] {
+  Timer::Global()->Schedule(Clock::now() + health_check_interval_, [weak] {
     if (auto self = weak.lock()) self->HealthCheck();
   });
 }
@@ -741,9 +744,10 @@ void MasterSession::ScheduleHealthCheck() {
 void MasterSession::HealthCheck() {
   struct Probe {
     std::string task;
-    CallOptions opts{kHealthCheckTimeout};
+    CallOptions opts;
     GetStatusRequest request;
     GetStatusResponse response;
+    explicit Probe(std::chrono::milliseconds timeout) : opts(timeout) {}
   };
   struct Round {
     std::weak_ptr<MasterSession> session;
@@ -763,7 +767,7 @@ void MasterSession::HealthCheck() {
   round->remaining = static_cast<int>(tasks.size());
   for (const std::string& task : tasks) {
     WorkerInterface* w = workers_->Get(task);
-    auto* probe = new Probe;
+    auto* probe = new Probe(health_check_timeout_);
     probe->task = task;
     auto done = [probe, round](const Status& s) {
       std::unique_ptr<Probe> owned(probe);
@@ -771,7 +775,7 @@ void MasterSession::HealthCheck() {
       if (self == nullptr) return;
       Status failure;
       if (!s.ok()) {
-        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(kHealthCheckTimeout).count();
+        const auto ms = self->health_check_timeout_.count();
         failure = s.code() == Code::kDeadlineExceeded
                       ? errors::Unavailable(self->workers_->Describe(owned->task), " failed a health check: no answer ",
                                             "within ", ms, " ms (hung, or cut off from the master)")

@@ -15,6 +15,7 @@
 #ifndef FLOWVM_DISTRIBUTED_MASTER_SESSION_H_
 #define FLOWVM_DISTRIBUTED_MASTER_SESSION_H_
 
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -92,6 +93,8 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
   const std::string handle_;
   const MasterSessionOptions options_;
   SessionOptions session_options_;
+  std::chrono::milliseconds health_check_interval_;
+  std::chrono::milliseconds health_check_timeout_;
   CostModel cost_model_;
 
   mutable std::mutex mu_;

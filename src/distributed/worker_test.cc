@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/memory_info.h"
 #include "runtime/runtime_test_util.h"
 
 namespace flowvm {
@@ -166,6 +167,28 @@ TEST_F(WorkerTest, RefusesWhatItDoesNotKnow) {
   worker_->DeregisterGraphAsync(nullptr, &dereg, &unused, [&](const Status& st) { second_dereg = st; });
   FLOWVM_EXPECT_OK(first_dereg);
   EXPECT_TRUE(HasError(second_dereg, Code::kNotFound, {handle}));
+}
+
+// A few bytes of request that describe a constant larger than the memory
+// the machine has left (one value, repeated over a huge shape): refused
+// with the node's name, and the worker goes on.
+TEST_F(WorkerTest, AConstantLargerThanTheMemoryLeftIsRefused) {
+  const int64_t available = AvailableMemoryBytes();
+  if (available > (int64_t{1} << 42)) GTEST_SKIP() << "the machine does not say how much memory it has";
+  NodeDef big;
+  big.set_name("big");
+  big.set_op("Const");
+  big.set_device(kDevice);
+  (*big.mutable_attr())["dtype"].set_type(DT_DOUBLE);
+  TensorProto* value = (*big.mutable_attr())["value"].mutable_tensor();
+  value->set_dtype(DT_DOUBLE);
+  value->mutable_tensor_shape()->add_dim()->set_size(available / 8 + (int64_t{1} << 27));
+  value->add_double_val(1.5);
+  GraphDef g = GraphOf({});
+  *g.add_node() = big;
+  std::string handle;
+  EXPECT_TRUE(HasError(Register(g, &handle), Code::kResourceExhausted, {"'big'", "bytes available"}));
+  FLOWVM_EXPECT_OK(Register(SendsToAPeer(devices_->devices()[0]->incarnation()), &handle));
 }
 
 TEST_F(WorkerTest, AStoppedWorkerFailsNewStepsWithItsReason) {

@@ -275,7 +275,9 @@ Status GetNodeAttr(const NodeDef& node, const std::string& name, Tensor* out) {
   const AttrValue* v;
   FLOWVM_RETURN_IF_ERROR(GetAttrOfType(node, name, "tensor", &v));
   auto t = Tensor::FromProto(v->tensor());
-  if (!t.ok()) return errors::InvalidArgument(NodeLabel(node), ": attr '", name, "': ", t.status().message());
+  // Keeps the code: a value too large for the memory left is
+  // ResourceExhausted, not a malformed attr.
+  if (!t.ok()) return Status(t.status().code(), NodeLabel(node) + ": attr '" + name + "': " + t.status().message());
   *out = *t;
   return Status::OK();
 }

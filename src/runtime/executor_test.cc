@@ -36,6 +36,7 @@ struct TestKernelState {
   std::vector<std::thread::id> start_threads;
   std::vector<std::thread> threads;
   std::atomic<int> counted{0};  // TestCount runs
+  std::vector<std::thread::id> count_threads;  // where each TestCount ran
 
   void Reset() {
     JoinAll();
@@ -43,6 +44,7 @@ struct TestKernelState {
     started = cancelled = completed = 0;
     min_peers_seen = 1 << 30;
     start_threads.clear();
+    count_threads.clear();
     counted = 0;
   }
   void JoinAll() {
@@ -151,6 +153,10 @@ class TestCountOp : public OpKernel {
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
     State().counted.fetch_add(1);
+    {
+      std::lock_guard<std::mutex> lock(State().mu);
+      State().count_threads.push_back(std::this_thread::get_id());
+    }
     ctx->set_output(0, ctx->input(0));
   }
 };
@@ -228,6 +234,46 @@ TEST_F(ExecutorTest, AsyncKernelCompletesFromAnotherThread) {
   FLOWVM_EXPECT_OK(got);
   EXPECT_EQ(calls, 1);
   ExpectTensorNear(ret, Tensor::FromVector<float>({1, 2}));
+}
+
+// A transport's thread (RunArgs::caller_runs_only_cheap) runs the cheap
+// nodes itself and hands the expensive one (TestCount) to the pool; without
+// the flag the caller keeps the first expensive node.
+TEST_F(ExecutorTest, CallerThatRunsOnlyCheapNodesHandsArithmeticToThePool) {
+  ThreadPool pool("executor_test", 2);
+  auto exec = Make({ConstNode("c", Tensor::Scalar<float>(4)), TestNode("i", "Identity").Input("c").Attr("T", DT_FLOAT),
+                    Node("e", "TestCount", {"i"}), Retval("r", "e", 0)},
+                   &pool);
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  for (bool cheap_only : {true, false}) {
+    State().Reset();
+    Tensor ret;
+    CallFrame frame(nullptr, 0, &ret, 1);
+    Executor::RunArgs args;
+    args.call_frame = &frame;
+    args.caller_runs_only_cheap = cheap_only;
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+    (*exec)->RunAsync(args, [&](const Status& s) {
+      FLOWVM_EXPECT_OK(s);
+      std::lock_guard<std::mutex> lock(mu);
+      done = true;
+      cv.notify_all();
+    });
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return done; });
+    }
+    ExpectTensorNear(ret, Tensor::Scalar<float>(4));
+    std::lock_guard<std::mutex> lock(State().mu);
+    ASSERT_EQ(State().count_threads.size(), 1u);
+    if (cheap_only) {
+      EXPECT_NE(State().count_threads[0], std::this_thread::get_id()) << "arithmetic ran on the transport's thread";
+    } else {
+      EXPECT_EQ(State().count_threads[0], std::this_thread::get_id());
+    }
+  }
 }
 
 TEST_F(ExecutorTest, AsyncKernelHoldsNoThread) {
