@@ -410,15 +410,19 @@ struct MasterSession::StepState : std::enable_shared_from_this<MasterSession::St
   }
 
   // An abort from outside the calls: Close, a health check, the deadline.
-  void Abort(const Status& reason) {
+  // A `culprit` task (hung, cut off) will not answer: its call is cut at
+  // once, so the client hears now, not when a keepalive gives up.
+  void Abort(const Status& reason, const std::string& culprit = "") {
     {
       std::lock_guard<std::mutex> lock(mu);
       if (aborted || remaining == 0) return;
       aborted = true;
-      errors.push_back({reason, false, ""});
+      errors.push_back({reason, false, culprit});
       StartGraceLocked();
     }
-    AbortTasks(reason, "");
+    AbortTasks(reason, culprit);
+    for (size_t i = 0; i < prepared->parts.size(); ++i)
+      if (!culprit.empty() && prepared->parts[i].task == culprit) call_options[i]->StartCancel();
   }
 
   // One task's RunGraph ended. Returns true if it was the last.
@@ -797,7 +801,7 @@ void MasterSession::HealthCheck() {
         // Not under mu_: an abort may end a step at once, and its end
         // takes mu_.
         lock.unlock();
-        for (const auto& step : to_abort) step->Abort(failure);
+        for (const auto& step : to_abort) step->Abort(failure, owned->task);
         lock.lock();
       }
       if (--round->remaining == 0) {
