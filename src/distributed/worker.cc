@@ -350,8 +350,8 @@ void Worker::RunGraphAsync(CallOptions*, RunGraphCall* call, Done done) {
     if (collector != nullptr) a.stats = collector->ForDevice(part.device);
     // The caller is the transport's thread (or the master's): it starts
     // the partition and runs its cheap nodes, which never block (a Recv
-    // waits without a thread); arithmetic goes to the pool, so the
-    // transport keeps serving while it runs, and a step of cheap nodes
+    // waits without a thread); expensive kernels go to the pool, so the
+    // transport keeps serving while they run, and a step of cheap nodes
     // (a parameter read, a Send) costs no thread switch.
     a.caller_runs_only_cheap = env_.pool != nullptr;
     part.executor->RunAsync(a, on_done);

@@ -60,10 +60,13 @@ class Executor {
     CallFrame* call_frame = nullptr;              // not owned; may be null
     NodeStatsRecorder* stats = nullptr;           // not owned; non-null: trace every node
     StepInFlight* in_flight = nullptr;            // not owned; may be null
-    // The caller's thread must not be held by arithmetic (an RPC
-    // transport's thread): it runs only cheap nodes (Const, Identity,
-    // Send, Recv, ...) and hands every expensive one to the pool, so a
-    // partition of cheap nodes costs no thread switch. Needs a pool.
+    // The caller's thread (an RPC transport's) must not be held by long
+    // kernels: it runs only nodes whose kernels say they are cheap
+    // (OpKernel::IsExpensive: Const, Identity, Send, Recv, variable reads,
+    // element-wise ops, which split large inputs over the pool themselves)
+    // and hands every expensive one (MatMul, Conv2D, reductions, ...) to
+    // the pool, so a partition of cheap nodes costs no thread switch.
+    // Only with a pool.
     bool caller_runs_only_cheap = false;
   };
   using DoneCallback = std::function<void(const Status&)>;
