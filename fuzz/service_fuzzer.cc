@@ -17,7 +17,8 @@
 //      s: string, y = x + c, z = s, a variable v with init and r = v),
 //   17 ExtendSession of that session,
 //   18 RunGraph of a registered partition (fed x, fetched y = x + c),
-//   19 RecvTensor, with rendezvous keys naming this task's incarnation.
+//   19 RecvTensor, with rendezvous keys naming this task's incarnation,
+//   20 PutTensor (a chunk of a large feed), as the bytes are.
 // The same bytes are also read as envelopes directly (WireReader::Open and
 // ReadTensor, ChunkedTensor for chunks of a bounded size).
 //
@@ -32,8 +33,9 @@
 //   - a successful reply is a well-formed envelope of the method's response
 //     type, with the tensors its header announces;
 //   - the task then shuts down (nothing of it outlives the input).
-// Not sent: RegisterGraph requests with huge Const values (see
-// WouldExhaustMemory), a known way to make a worker allocate gigabytes.
+// Not sent: RegisterGraph requests with huge Const values and PutTensor
+// chunks of huge tensors (see WouldExhaustMemory): a worker allocates them
+// when the machine has the memory, which is slow under ASan.
 //
 // Build: cmake -DFLOWVM_BUILD_FUZZ=ON with clang (see fuzz/CMakeLists.txt).
 // Run:   service_fuzzer CORPUS_COPY_DIR (seeds: fuzz/service_corpus/).
@@ -97,7 +99,14 @@ const char* const kMethods[] = {
     method::kRecvTensor,    method::kCleanupGraph,  method::kAbortStep,       method::kShutdown,
     method::kResetContainers, method::kCreateSession, method::kExtendSession, method::kRunStep,
     method::kCloseSession,  method::kListDevices,   method::kReset,           method::kShutdownCluster};
-enum Call { kRunStepInSession = 16, kExtendInSession, kRunGraphOfPartition, kRecvTensorOfTask, kNumCalls };
+enum Call {
+  kRunStepInSession = 16,
+  kExtendInSession,
+  kRunGraphOfPartition,
+  kRecvTensorOfTask,
+  kPutTensorCall,
+  kNumCalls
+};
 static_assert(std::size(kMethods) == kRunStepInSession, "calls 0-15 are the methods");
 
 [[noreturn]] void Fail(const std::string& what) {
@@ -286,7 +295,7 @@ class Task {
     master_ = std::make_unique<Master>(cache_.get());
     threads_ = std::make_unique<CallThreads>();
     RegisterWorkerMethods(worker_.get(), kChunkBytes, &dispatcher_);
-    RegisterMasterMethods(master_.get(), threads_.get(), [] {}, &dispatcher_);
+    RegisterMasterMethods(master_.get(), worker_.get(), kChunkBytes, threads_.get(), [] {}, &dispatcher_);
   }
 
   // As GrpcServer::Stop, then destruction in server.cc's member order.
@@ -407,6 +416,9 @@ std::string Prepare(int call, const std::string& bytes, Task* task, std::string*
         r->set_rendezvous_key(WithIncarnation(r->rendezvous_key(), incarnation));
       });
     }
+    case kPutTensorCall:
+      *method = method::kPutTensor;
+      return bytes;
     default:
       *method = kMethods[call];
       return bytes;
@@ -449,6 +461,13 @@ bool HasHugeTensorAttr(const google::protobuf::Map<std::string, AttrValue>& attr
 }
 
 bool WouldExhaustMemory(const std::string& method, const grpc::ByteBuffer& request) {
+  if (method == method::kPutTensor) {
+    // The claimed size is allocated on the first chunk (up to the memory
+    // the machine has left): under ASan, whose shadow is written for it.
+    WireReader reader;
+    PutTensorRequest r;
+    return reader.Open(request, &r).ok() && r.meta().total_byte_size() > kMaxChunkedBytes;
+  }
   if (method != method::kRegisterGraph) return false;
   WireReader reader;
   RegisterGraphRequest r;
@@ -518,6 +537,19 @@ void WriteSeeds(const std::string& dir) {
     add(kRecvTensorOfTask, r);
     r.set_offset(64);
     add(kRecvTensorOfTask, r);
+  }
+  {
+    // The first and the last chunk of a 4-float upload.
+    const Tensor t = Floats({1, 2, 3, 4});
+    for (uint64_t offset : {0, 8}) {
+      PutTensorRequest r;
+      r.set_step_id(9);
+      r.set_key("feed:0");
+      r.set_offset(offset);
+      WirePayload p;
+      p.AddTensorChunk(t, false, false, offset, 8, r.mutable_meta());
+      seeds.emplace_back(kPutTensorCall, Flatten(p.Seal(r)));
+    }
   }
   {
     CleanupGraphRequest r;

@@ -31,9 +31,11 @@ struct ServerOptions {
   int cpu_devices = 1;
   // Size of the task's thread pool (0: one per hardware thread).
   int num_threads = 0;
-  // A tensor larger than this travels between tasks in several RecvTensor
-  // responses (0: 1 GiB). Never above 1 GiB: gRPC messages stay far from
-  // their 2 GiB limits whatever the tensor's size.
+  // The most tensor bytes one message carries (0: 1 GiB; at most 1 GiB, so
+  // gRPC messages stay far from their 2 GiB limit whatever the tensors'
+  // sizes): a larger tensor between tasks travels in several RecvTensor
+  // responses, and feeds and fetches beyond it travel beside the step's
+  // messages, in chunks of this size.
   uint64_t recv_chunk_bytes = 0;
 };
 

@@ -101,6 +101,10 @@ struct RunStats {
   int partitions = 0;            // devices the step ran on
   double prepare_ms = 0;         // graph work (0 on a cache hit)
   double run_ms = 0;
+  // Cluster sessions: bytes of feeds and fetches that travelled beside the
+  // step's messages, in chunks, because they did not fit in one (1 GiB by
+  // default), summed over every hop (client, master, workers).
+  int64_t out_of_band_bytes = 0;
   // Filled when the step was prepared (not on a cache hit):
   std::vector<std::string> optimizations;  // what each optimization pass did
   std::vector<std::string> placement;      // "node -> device (why)"

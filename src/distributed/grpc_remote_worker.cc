@@ -1,5 +1,7 @@
 #include "distributed/grpc_remote_worker.h"
 
+#include <algorithm>
+
 #include "distributed/grpc_util.h"
 #include "distributed/wire.h"
 
@@ -10,8 +12,9 @@ struct ChunkState {
   uint64_t next_offset = 0;
 };
 
-GrpcRemoteWorker::GrpcRemoteWorker(std::shared_ptr<grpc::Channel> channel, std::string peer)
-    : channel_(channel), stub_(channel), peer_(std::move(peer)) {}
+GrpcRemoteWorker::GrpcRemoteWorker(std::shared_ptr<grpc::Channel> channel, std::string peer,
+                                   uint64_t max_message_bytes)
+    : channel_(channel), stub_(channel), peer_(std::move(peer)), max_message_bytes_(std::max<uint64_t>(max_message_bytes, 2)) {}
 
 GrpcRemoteWorker::~GrpcRemoteWorker() {
   std::unique_lock<std::mutex> lock(mu_);
@@ -95,26 +98,111 @@ void GrpcRemoteWorker::ResetContainersAsync(CallOptions* opts, const ResetContai
   Unary(opts, method::kResetContainers, request, response, std::move(done));
 }
 
+void GrpcRemoteWorker::Sequence(size_t n, std::function<void(size_t, Done)> fn, Done done) {
+  struct Loop {
+    size_t n;
+    std::function<void(size_t, Done)> fn;
+    Done done;
+    void Next(std::shared_ptr<Loop> self, size_t i) {
+      if (i == n) return done(Status::OK());
+      fn(i, [self, i](const Status& s) {
+        if (!s.ok()) return self->done(s);
+        self->Next(self, i + 1);
+      });
+    }
+  };
+  auto loop = std::make_shared<Loop>(Loop{n, std::move(fn), std::move(done)});
+  loop->Next(loop, 0);
+}
+
 void GrpcRemoteWorker::RunGraphAsync(CallOptions* opts, RunGraphCall* call, Done done) {
-  WirePayload payload;
+  // Sends beyond one message's worth go first, in chunks (PutTensor).
   RunGraphRequest& request = call->request;
-  for (int i = 0; i < request.send_size() && i < static_cast<int>(call->send_tensors.size()); ++i) {
-    NamedTensorMeta* m = request.mutable_send(i);
-    payload.AddTensor(call->send_tensors[i], m->meta().is_dead(), /*bfloat16=*/false, m->mutable_meta());
-  }
-  Call(opts, method::kRunGraph, payload.Seal(request),
-       [call, done = std::move(done)](const Status& s, bool, const grpc::ByteBuffer& bytes) {
-         if (!s.ok()) return done(s);
-         WireReader reader;
-         Status r = reader.Open(bytes, &call->response);
-         call->recv_tensors.clear();
-         for (int i = 0; r.ok() && i < call->response.recv_size(); ++i) {
-           const NamedTensorMeta& m = call->response.recv(i);
-           Tensor t;
-           r = reader.ReadTensor(m.meta(), "fetch '" + m.name() + "'", &t);
-           call->recv_tensors.push_back(std::move(t));
-         }
-         done(r);
+  const size_t n = std::min<size_t>(request.send_size(), call->send_tensors.size());
+  const std::vector<bool> fits = FitInMessage(call->send_tensors, max_message_bytes_);
+  std::vector<size_t> out_of_band;
+  for (size_t i = 0; i < n; ++i)
+    if (!fits[i]) out_of_band.push_back(i);
+  auto run = [this, opts, call, n, fits, done](const Status& put) {
+    if (!put.ok()) return done(put.WithContext("putting a large feed of step " +
+                                               std::to_string(call->request.step_id())));
+    WirePayload payload;
+    for (size_t i = 0; i < n; ++i) {
+      NamedTensorMeta* m = call->request.mutable_send(static_cast<int>(i));
+      if (fits[i]) {
+        payload.AddTensor(call->send_tensors[i], m->meta().is_dead(), /*bfloat16=*/false, m->mutable_meta());
+      } else {
+        m->mutable_meta()->set_out_of_band(true);
+      }
+    }
+    Call(opts, method::kRunGraph, payload.Seal(call->request),
+         [this, opts, call, done](const Status& s, bool, const grpc::ByteBuffer& bytes) {
+           if (!s.ok()) return done(s);
+           WireReader reader;
+           Status r = reader.Open(bytes, &call->response);
+           call->recv_tensors.clear();
+           std::vector<size_t> pull;
+           for (int i = 0; r.ok() && i < call->response.recv_size(); ++i) {
+             const NamedTensorMeta& m = call->response.recv(i);
+             Tensor t;
+             if (m.meta().out_of_band()) {
+               pull.push_back(static_cast<size_t>(i));
+             } else {
+               r = reader.ReadTensor(m.meta(), "fetch '" + m.name() + "'", &t);
+             }
+             call->recv_tensors.push_back(std::move(t));
+           }
+           if (!r.ok() || pull.empty()) return done(r);
+           // Fetches beyond one message's worth wait on the worker: pull them.
+           Sequence(
+               pull.size(),
+               [this, opts, call, pull](size_t k, Done next) {
+                 auto recv = std::make_shared<RecvTensorCall>();
+                 recv->request.set_step_id(call->request.step_id());
+                 recv->request.set_rendezvous_key(call->response.recv(static_cast<int>(pull[k])).name());
+                 RecvTensorAsync(opts, recv.get(), [call, recv, index = pull[k], next](const Status& s) {
+                   if (s.ok()) {
+                     call->out_of_band_bytes += EncodedSize(recv->tensor, false);
+                     call->recv_tensors[index] = std::move(recv->tensor);
+                   }
+                   next(s);
+                 });
+               },
+               done);
+         });
+  };
+  if (out_of_band.empty()) return run(Status::OK());
+  Sequence(
+      out_of_band.size(),
+      [this, opts, call, out_of_band](size_t k, Done next) {
+        const size_t i = out_of_band[k];
+        call->out_of_band_bytes += EncodedSize(call->send_tensors[i], false);
+        PutTensorAsync(opts, call->request.step_id(), call->request.send(static_cast<int>(i)).name(),
+                       call->send_tensors[i], std::move(next));
+      },
+      run);
+}
+
+void GrpcRemoteWorker::PutTensorAsync(CallOptions* opts, int64_t step_id, const std::string& key, const Tensor& t,
+                                      Done done) {
+  PutChunk(opts, step_id, key, t, 0, std::move(done));
+}
+
+void GrpcRemoteWorker::PutChunk(CallOptions* opts, int64_t step_id, const std::string& key, const Tensor& t,
+                                uint64_t offset, Done done) {
+  PutTensorRequest request;
+  request.set_step_id(step_id);
+  request.set_key(key);
+  request.set_offset(offset);
+  WirePayload payload;
+  payload.AddTensorChunk(t, false, false, offset, max_message_bytes_, request.mutable_meta());
+  const uint64_t next = offset + request.meta().byte_size();
+  const uint64_t total = request.meta().total_byte_size();
+  Call(opts, method::kPutTensor, payload.Seal(request),
+       [this, opts, step_id, key, t, next, total, done = std::move(done)](const Status& s, bool,
+                                                                           const grpc::ByteBuffer&) {
+         if (!s.ok() || next >= total) return done(s);
+         PutChunk(opts, step_id, key, t, next, std::move(done));
        });
 }
 

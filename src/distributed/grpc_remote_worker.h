@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 
+#include "distributed/wire.h"
 #include "distributed/worker_interface.h"
 
 namespace flowvm {
@@ -23,7 +24,10 @@ inline constexpr auto kDefaultRpcTimeout = std::chrono::seconds(60);
 class GrpcRemoteWorker : public WorkerInterface {
  public:
   // `peer` names the task in errors ("task /job:ps/replica:0/task:0 (host:port)").
-  GrpcRemoteWorker(std::shared_ptr<grpc::Channel> channel, std::string peer);
+  // A message carries at most `max_message_bytes` of tensor bytes; larger
+  // RunGraph sends are put first (PutTensor) in chunks of that size.
+  GrpcRemoteWorker(std::shared_ptr<grpc::Channel> channel, std::string peer,
+                   uint64_t max_message_bytes = kDefaultChunkBytes);
   // Cancels the calls in flight and waits until their callbacks are done.
   ~GrpcRemoteWorker() override;
 
@@ -44,6 +48,10 @@ class GrpcRemoteWorker : public WorkerInterface {
   void ResetContainersAsync(CallOptions* opts, const ResetContainersRequest* request,
                             ResetContainersResponse* response, Done done) override;
 
+  // Uploads `t` (kept alive until `done`) in chunks for a later request
+  // that names it out of band under (step_id, key).
+  void PutTensorAsync(CallOptions* opts, int64_t step_id, const std::string& key, const Tensor& t, Done done);
+
  private:
   // Sends `request` (already sealed) to `method`; `on_response` gets the
   // response bytes (or the error) once.
@@ -52,6 +60,11 @@ class GrpcRemoteWorker : public WorkerInterface {
   template <class Req, class Resp>
   void Unary(CallOptions* opts, const char* method, const Req* request, Resp* response, Done done);
   void RecvChunk(CallOptions* opts, RecvTensorCall* call, std::shared_ptr<struct ChunkState> state, Done done);
+  void PutChunk(CallOptions* opts, int64_t step_id, const std::string& key, const Tensor& t, uint64_t offset,
+                Done done);
+  // Runs fn(i, done_i) for i = 0..n-1 one after another; `done` gets the
+  // first error, or OK.
+  static void Sequence(size_t n, std::function<void(size_t, Done)> fn, Done done);
 
   std::mutex mu_;
   std::condition_variable idle_cv_;
@@ -59,6 +72,7 @@ class GrpcRemoteWorker : public WorkerInterface {
   std::shared_ptr<grpc::Channel> channel_;
   grpc::GenericStub stub_;
   const std::string peer_;
+  const uint64_t max_message_bytes_;
 };
 
 }  // namespace flowvm

@@ -1,10 +1,14 @@
 // The "grpc://host:port" session target: a Session whose graph lives in the
 // master of the task at host:port, which runs it over the whole cluster.
-// Feeds and fetches travel as raw tensor bytes (distributed/wire.h).
+// Feeds and fetches travel as raw tensor bytes (distributed/wire.h); those
+// beyond one message's worth beside the RunStep call, in chunks, through
+// the worker service of the master's server (grpc_master_service.h).
 #include <grpcpp/generic/generic_stub.h>
 
 #include <mutex>
+#include <random>
 
+#include "distributed/grpc_remote_worker.h"
 #include "distributed/grpc_util.h"
 #include "distributed/wire.h"
 #include "distributed/worker_interface.h"
@@ -63,6 +67,7 @@ class GrpcSession : public Session {
     FLOWVM_RETURN_IF_ERROR(
         Call(method::kCreateSession, request, &payload, &response, &reader, connect + std::chrono::seconds(10)));
     handle_ = response.session_handle();
+    if (response.max_message_tensor_bytes() > 0) max_message_bytes_ = response.max_message_tensor_bytes();
     return Status::OK();
   }
 
@@ -93,29 +98,63 @@ class GrpcSession : public Session {
     RunStepRequest request;
     request.set_session_handle(handle_);
     *request.mutable_options() = run_options;
-    WirePayload payload;
-    for (const auto& [name, t] : feeds) {
-      if (!t.IsInitialized()) return errors::InvalidArgument("feed '", name, "' was given an uninitialized tensor");
-      NamedTensorMeta* m = request.add_feed();
-      m->set_name(name);
-      payload.AddTensor(t, false, false, m->mutable_meta());
-    }
-    for (const std::string& f : fetches) request.add_fetch(f);
-    for (const std::string& t : targets) request.add_target(t);
     const int64_t timeout_ms = ClampTimeoutMs(run_options.timeout_in_ms());
     const auto timeout = timeout_ms > 0
                              ? std::chrono::duration_cast<std::chrono::milliseconds>(
                                    std::chrono::milliseconds(timeout_ms) + std::chrono::seconds(15))
                              : std::chrono::duration_cast<std::chrono::milliseconds>(kStepTimeout);
+    std::vector<Tensor> feed_tensors;
+    for (const auto& [name, t] : feeds) {
+      if (!t.IsInitialized()) return errors::InvalidArgument("feed '", name, "' was given an uninitialized tensor");
+      feed_tensors.push_back(t);
+    }
+    // Feeds beyond one message's worth go first, in chunks.
+    const std::vector<bool> fits = FitInMessage(feed_tensors, max_message_bytes_);
+    int64_t out_of_band_bytes = 0;
+    WirePayload payload;
+    for (size_t i = 0; i < feeds.size(); ++i) {
+      NamedTensorMeta* m = request.add_feed();
+      m->set_name(feeds[i].first);
+      if (fits[i]) {
+        payload.AddTensor(feed_tensors[i], false, false, m->mutable_meta());
+        continue;
+      }
+      if (request.upload_id() == 0) request.set_upload_id(NewUploadId());
+      CallOptions opts(timeout);
+      CallWaiter waiter;
+      Transfers()->PutTensorAsync(&opts, request.upload_id(), ClientTensorKey("feed", static_cast<int>(i)),
+                                  feed_tensors[i], waiter.Callback());
+      Status s = waiter.Wait();
+      if (!s.ok()) return s.WithContext("sending feed '" + feeds[i].first + "'");
+      m->mutable_meta()->set_out_of_band(true);
+      out_of_band_bytes += static_cast<int64_t>(EncodedSize(feed_tensors[i], false));
+    }
+    for (const std::string& f : fetches) request.add_fetch(f);
+    for (const std::string& t : targets) request.add_target(t);
     RunStepResponse response;
     WireReader reader;
     FLOWVM_RETURN_IF_ERROR(Call(method::kRunStep, request, &payload, &response, &reader, timeout));
     if (response.fetch_size() != static_cast<int>(fetches.size()))
       return errors::Internal(peer_, " returned ", response.fetch_size(), " fetches for ", fetches.size());
     outputs->clear();
-    for (const NamedTensorMeta& m : response.fetch()) {
+    for (int i = 0; i < response.fetch_size(); ++i) {
+      const NamedTensorMeta& m = response.fetch(i);
       Tensor t;
-      FLOWVM_RETURN_IF_ERROR(reader.ReadTensor(m.meta(), "fetch '" + m.name() + "'", &t));
+      if (m.meta().out_of_band()) {
+        // Beyond one message's worth: it waits on the master's server.
+        RecvTensorCall call;
+        call.request.set_step_id(response.stats().step_id());
+        call.request.set_rendezvous_key(ClientTensorKey("fetch", i));
+        CallOptions opts(timeout);
+        CallWaiter waiter;
+        Transfers()->RecvTensorAsync(&opts, &call, waiter.Callback());
+        Status s = waiter.Wait();
+        if (!s.ok()) return s.WithContext("receiving fetch '" + m.name() + "'");
+        t = std::move(call.tensor);
+        out_of_band_bytes += static_cast<int64_t>(EncodedSize(t, false));
+      } else {
+        FLOWVM_RETURN_IF_ERROR(reader.ReadTensor(m.meta(), "fetch '" + m.name() + "'", &t));
+      }
       outputs->push_back(std::move(t));
     }
     if (metadata != nullptr) *metadata = response.metadata();
@@ -129,6 +168,7 @@ class GrpcSession : public Session {
       stats->partitions = s.partitions();
       stats->prepare_ms = s.prepare_ms();
       stats->run_ms = s.run_ms();
+      stats->out_of_band_bytes = s.out_of_band_bytes() + out_of_band_bytes;
       stats->optimizations.assign(s.optimizations().begin(), s.optimizations().end());
       stats->placement.assign(s.placement().begin(), s.placement().end());
       stats->transfers.assign(s.transfers().begin(), s.transfers().end());
@@ -210,6 +250,21 @@ class GrpcSession : public Session {
     return reader->Open(response_bytes, response);
   }
 
+  // The worker service of the master's server, for tensors that travel
+  // beside a step's messages.
+  GrpcRemoteWorker* Transfers() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (transfers_ == nullptr) transfers_ = std::make_unique<GrpcRemoteWorker>(channel_, peer_, max_message_bytes_);
+    return transfers_.get();
+  }
+
+  static int64_t NewUploadId() {
+    thread_local std::mt19937_64 rng(std::random_device{}());
+    int64_t id = 0;
+    while (id == 0) id = static_cast<int64_t>(rng() >> 1);
+    return id;
+  }
+
   const SessionOptions options_;
   const std::string address_;
   const std::string peer_;
@@ -219,6 +274,8 @@ class GrpcSession : public Session {
   mutable std::mutex mu_;
   GraphDef graph_;
   bool closed_ = false;
+  uint64_t max_message_bytes_ = kDefaultChunkBytes;
+  std::unique_ptr<GrpcRemoteWorker> transfers_;
 };
 
 class GrpcSessionFactory : public SessionFactory {

@@ -48,6 +48,7 @@ inline constexpr char kRegisterGraph[] = "/flowvm.WorkerService/RegisterGraph";
 inline constexpr char kDeregisterGraph[] = "/flowvm.WorkerService/DeregisterGraph";
 inline constexpr char kRunGraph[] = "/flowvm.WorkerService/RunGraph";
 inline constexpr char kRecvTensor[] = "/flowvm.WorkerService/RecvTensor";
+inline constexpr char kPutTensor[] = "/flowvm.WorkerService/PutTensor";
 inline constexpr char kCleanupGraph[] = "/flowvm.WorkerService/CleanupGraph";
 inline constexpr char kAbortStep[] = "/flowvm.WorkerService/AbortStep";
 inline constexpr char kShutdown[] = "/flowvm.WorkerService/Shutdown";

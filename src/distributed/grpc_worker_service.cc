@@ -35,32 +35,57 @@ GrpcDispatcher::Handler Unary(Worker* worker,
   };
 }
 
-void RunGraph(Worker* worker, const grpc::ByteBuffer& in, grpc::ByteBuffer* out, Reply reply) {
+void RunGraph(Worker* worker, uint64_t chunk_bytes, const grpc::ByteBuffer& in, grpc::ByteBuffer* out, Reply reply) {
   struct State {
     RunGraphCall call;
     CallOptions opts{kServerCallTimeout};
   };
   auto state = std::make_shared<State>();
   WireReader reader;
+  const RunGraphRequest& request = state->call.request;
   Status s = reader.Open(in, &state->call.request);
-  for (int i = 0; s.ok() && i < state->call.request.send_size(); ++i) {
-    const NamedTensorMeta& m = state->call.request.send(i);
+  for (int i = 0; s.ok() && i < request.send_size(); ++i) {
+    const NamedTensorMeta& m = request.send(i);
     Tensor t;
-    s = reader.ReadTensor(m.meta(), "feed '" + m.name() + "'", &t);
+    if (m.meta().out_of_band()) {
+      s = worker->TakeParkedTensor(request.step_id(), m.name(), &t);
+    } else {
+      s = reader.ReadTensor(m.meta(), "feed '" + m.name() + "'", &t);
+    }
     state->call.send_tensors.push_back(std::move(t));
   }
   if (!s.ok()) return reply(ToGrpcStatus(s.WithContext("RunGraph")));
-  worker->RunGraphAsync(&state->opts, &state->call, [state, out, reply](const Status& s) {
+  worker->RunGraphAsync(&state->opts, &state->call, [worker, chunk_bytes, state, out, reply](const Status& s) {
     if (!s.ok()) return reply(ToGrpcStatus(s));
-    RunGraphResponse& response = state->call.response;
+    RunGraphCall& call = state->call;
+    RunGraphResponse& response = call.response;
+    // Fetches beyond one message's worth wait here for the master's
+    // RecvTensor, under their keys.
+    const std::vector<bool> fits = FitInMessage(call.recv_tensors, chunk_bytes);
     WirePayload payload;
-    for (int i = 0; i < response.recv_size() && i < static_cast<int>(state->call.recv_tensors.size()); ++i) {
+    for (int i = 0; i < response.recv_size() && i < static_cast<int>(call.recv_tensors.size()); ++i) {
       NamedTensorMeta* m = response.mutable_recv(i);
-      payload.AddTensor(state->call.recv_tensors[i], m->meta().is_dead(), /*bfloat16=*/false, m->mutable_meta());
+      if (fits[i]) {
+        payload.AddTensor(call.recv_tensors[i], m->meta().is_dead(), /*bfloat16=*/false, m->mutable_meta());
+      } else {
+        worker->ParkTensor(call.request.step_id(), m->name(), call.recv_tensors[i]);
+        m->mutable_meta()->set_out_of_band(true);
+      }
     }
     *out = payload.Seal(response);
     reply(grpc::Status::OK);
   });
+}
+
+void PutTensor(Worker* worker, const grpc::ByteBuffer& in, grpc::ByteBuffer* out, Reply reply) {
+  PutTensorRequest request;
+  WireReader reader;
+  Status s = reader.Open(in, &request);
+  if (s.ok()) s = worker->PutTensorChunk(request.step_id(), request.key(), request.meta(), request.offset(), &reader);
+  if (!s.ok()) return reply(ToGrpcStatus(s));
+  WirePayload payload;
+  *out = payload.Seal(PutTensorResponse());
+  reply(grpc::Status::OK);
 }
 
 void RecvTensor(Worker* worker, uint64_t chunk_bytes, const grpc::ByteBuffer& in, grpc::ByteBuffer* out,
@@ -89,11 +114,13 @@ void RecvTensor(Worker* worker, uint64_t chunk_bytes, const grpc::ByteBuffer& in
     *out = payload.Seal(response);
     return last;
   };
-  if (request.offset() > 0) {
-    Tensor t;
-    s = worker->ParkedTensor(request.step_id(), request.rendezvous_key(), &t);
+  // A parked tensor: the rest of one sent in chunks, or a fetch that a
+  // RunGraph response named out of band.
+  Tensor parked;
+  s = worker->ParkedTensor(request.step_id(), request.rendezvous_key(), &parked);
+  if (request.offset() > 0 || s.ok()) {
     if (!s.ok()) return reply(ToGrpcStatus(s));
-    if (respond(t, false, request.offset())) worker->UnparkTensor(request.step_id(), request.rendezvous_key());
+    if (respond(parked, false, request.offset())) worker->UnparkTensor(request.step_id(), request.rendezvous_key());
     return reply(grpc::Status::OK);
   }
   worker->RecvTensorAsync(&state->opts, &state->call, [worker, state, respond, reply](const Status& s) {
@@ -116,8 +143,12 @@ void RegisterWorkerMethods(Worker* worker, uint64_t chunk_bytes, GrpcDispatcher*
   d->Register(method::kAbortStep, Unary(worker, &Worker::AbortStepAsync));
   d->Register(method::kShutdown, Unary(worker, &Worker::ShutdownAsync));
   d->Register(method::kResetContainers, Unary(worker, &Worker::ResetContainersAsync));
-  d->Register(method::kRunGraph, [worker](const grpc::ByteBuffer& in, grpc::ByteBuffer* out, Reply reply) {
-    RunGraph(worker, in, out, std::move(reply));
+  d->Register(method::kRunGraph, [worker, chunk_bytes](const grpc::ByteBuffer& in, grpc::ByteBuffer* out,
+                                                        Reply reply) {
+    RunGraph(worker, chunk_bytes, in, out, std::move(reply));
+  });
+  d->Register(method::kPutTensor, [worker](const grpc::ByteBuffer& in, grpc::ByteBuffer* out, Reply reply) {
+    PutTensor(worker, in, out, std::move(reply));
   });
   d->Register(method::kRecvTensor,
               [worker, chunk_bytes](const grpc::ByteBuffer& in, grpc::ByteBuffer* out, Reply reply) {

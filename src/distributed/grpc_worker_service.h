@@ -10,11 +10,10 @@
 #include <cstdint>
 
 #include "distributed/grpc_service.h"
+#include "distributed/wire.h"
 #include "distributed/worker.h"
 
 namespace flowvm {
-
-inline constexpr uint64_t kDefaultChunkBytes = uint64_t{1} << 30;
 
 // `worker` must outlive the dispatcher's serving.
 void RegisterWorkerMethods(Worker* worker, uint64_t chunk_bytes, GrpcDispatcher* dispatcher);

@@ -690,6 +690,9 @@ void MasterSession::Complete(const std::shared_ptr<StepState>& step, Status stat
   stats->set_partitions(static_cast<int>(n));
   stats->set_prepare_ms(step->hit ? 0 : prepared.prepare_ms);
   stats->set_run_ms(std::chrono::duration<double, std::milli>(Clock::now() - step->start).count());
+  int64_t out_of_band = 0;
+  for (const RunGraphCall& call : step->calls) out_of_band += static_cast<int64_t>(call.out_of_band_bytes);
+  stats->set_out_of_band_bytes(out_of_band);
   for (const auto& p : prepared.plan.pruned) stats->add_pruned(p);
   if (!step->hit) {
     for (const auto& l : prepared.plan.optimizations) stats->add_optimizations(l);

@@ -3,6 +3,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <iostream>
 #include <mutex>
@@ -48,12 +49,13 @@ class GrpcServer : public Server {
     env.worker_for = [this](const std::string& task) { return cache_->Get(task); };
     env.on_shutdown = [this](const std::string& reason) { RequestStop(reason); };
     worker_ = std::make_unique<Worker>(std::move(env));
-    cache_ = std::make_unique<WorkerCache>(def.cluster, def.task.Name(), worker_.get());
+    const uint64_t chunk = options_.recv_chunk_bytes == 0
+                               ? kDefaultChunkBytes
+                               : std::clamp<uint64_t>(options_.recv_chunk_bytes, 2, kDefaultChunkBytes);
+    cache_ = std::make_unique<WorkerCache>(def.cluster, def.task.Name(), worker_.get(), chunk);
     master_ = std::make_unique<Master>(cache_.get());
-    uint64_t chunk = options_.recv_chunk_bytes == 0 ? kDefaultChunkBytes
-                                                    : std::min<uint64_t>(options_.recv_chunk_bytes, kDefaultChunkBytes);
     RegisterWorkerMethods(worker_.get(), chunk, &dispatcher_);
-    RegisterMasterMethods(master_.get(), &threads_,
+    RegisterMasterMethods(master_.get(), worker_.get(), chunk, &threads_,
                           [this] { RequestStop("the cluster was shut down by a client"); }, &dispatcher_);
     return Status::OK();
   }

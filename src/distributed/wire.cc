@@ -168,6 +168,21 @@ uint64_t EncodedSize(const Tensor& t, bool bfloat16) {
   return t.TotalBytes();
 }
 
+std::vector<bool> FitInMessage(const std::vector<Tensor>& tensors, uint64_t budget) {
+  std::vector<bool> inline_flags(tensors.size(), false);
+  uint64_t used = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const uint64_t n = EncodedSize(tensors[i], false);
+    if (n <= budget - used) {
+      inline_flags[i] = true;
+      used += n;
+    }
+  }
+  return inline_flags;
+}
+
+std::string ClientTensorKey(const char* kind, int index) { return std::string(kind) + ":" + std::to_string(index); }
+
 void WirePayload::AddTensor(const Tensor& t, bool is_dead, bool bfloat16, TensorMeta* meta) {
   const bool compressed = IsFloatCompressed(t, bfloat16);
   Describe(t, is_dead, compressed, meta);

@@ -56,6 +56,22 @@ class WirePayload {
 // The encoded size of a tensor on the wire.
 uint64_t EncodedSize(const Tensor& t, bool bfloat16);
 
+// The most tensor bytes one message carries by default (a server's chunk
+// size): far from gRPC's 2 GiB message limit.
+inline constexpr uint64_t kDefaultChunkBytes = uint64_t{1} << 30;
+
+// Which of `tensors` a message of at most `budget` tensor bytes carries
+// itself: in order, each that still fits. The others travel out of band
+// (TensorMeta.out_of_band): in chunks of `budget`, pulled with RecvTensor
+// when the message is a response, pushed before it with PutTensor when it
+// is a request.
+std::vector<bool> FitInMessage(const std::vector<Tensor>& tensors, uint64_t budget);
+
+// The key under which a RunStep's out-of-band feed or fetch `index`
+// waits on the master's server ("feed:3", "fetch:0"). RunGraph's use
+// their rendezvous keys.
+std::string ClientTensorKey(const char* kind, int index);
+
 // Reads an envelope. The reader keeps references to the message's slices;
 // no bytes are copied until a tensor is read.
 class WireReader {

@@ -69,6 +69,8 @@ struct Worker::Step {
   bool ran = false;
   bool aborted_from_outside = false;  // by the master, or this task stopping
   std::map<std::string, Tensor> parked;
+  std::map<std::string, std::unique_ptr<ChunkedTensor>> uploads;  // PutTensor chunks so far
+  bool holding_only = false;  // made by ParkTensor or PutTensorChunk, not used by a step's calls
   std::vector<std::string> running_at_deadline;
   Clock::time_point touched;
   Timer::Token deadline = 0;
@@ -88,11 +90,13 @@ void Worker::StopAndWait(const Status& reason) {
   idle_cv_.wait(lock, [this] { return running_ == 0; });
 }
 
-std::shared_ptr<Worker::Step> Worker::FindOrCreateStep(int64_t step_id) {
+std::shared_ptr<Worker::Step> Worker::FindOrCreateStep(int64_t step_id, bool holding) {
   RemoveIdleSteps();
   std::lock_guard<std::mutex> lock(mu_);
   auto& slot = steps_[step_id];
+  bool created = false;
   if (slot == nullptr) {
+    created = true;
     slot = std::make_shared<Step>(&rendezvous_env_, step_id);
     if (!stopped_.ok()) {
       slot->aborted_from_outside = true;
@@ -101,6 +105,8 @@ std::shared_ptr<Worker::Step> Worker::FindOrCreateStep(int64_t step_id) {
   }
   std::lock_guard<std::mutex> step_lock(slot->mu);
   slot->touched = Clock::now();
+  if (created) slot->holding_only = holding;
+  if (!holding) slot->holding_only = false;
   return slot;
 }
 
@@ -428,9 +434,43 @@ void Worker::ResetContainersAsync(CallOptions*, const ResetContainersRequest* re
 }
 
 void Worker::ParkTensor(int64_t step_id, const std::string& key, const Tensor& t) {
-  std::shared_ptr<Step> step = FindOrCreateStep(step_id);
+  std::shared_ptr<Step> step = FindOrCreateStep(step_id, /*holding=*/true);
   std::lock_guard<std::mutex> lock(step->mu);
   step->parked[key] = t;
+}
+
+Status Worker::PutTensorChunk(int64_t step_id, const std::string& key, const TensorMeta& meta, uint64_t offset,
+                              WireReader* reader) {
+  const std::string what = "tensor '" + key + "' put for step " + std::to_string(step_id) + " on " + env_.task;
+  std::shared_ptr<Step> step = FindOrCreateStep(step_id, /*holding=*/true);
+  std::lock_guard<std::mutex> lock(step->mu);
+  auto& upload = step->uploads[key];
+  if (offset == 0) {
+    upload = std::make_unique<ChunkedTensor>();
+    Status s = upload->Start(meta, what);
+    if (!s.ok()) {
+      step->uploads.erase(key);
+      return s;
+    }
+  } else if (upload == nullptr || upload->received() != offset) {
+    const uint64_t expected = upload == nullptr ? 0 : upload->received();
+    step->uploads.erase(key);
+    return errors::InvalidArgument(what, ": a chunk at offset ", offset, " where ", expected, " was expected");
+  }
+  Status s = upload->Add(meta, offset, reader, what);
+  if (s.ok() && upload->complete()) {
+    Tensor t;
+    s = upload->Finish(&t);
+    if (s.ok()) step->parked[key] = std::move(t);
+  }
+  if (!s.ok() || upload->complete()) step->uploads.erase(key);
+  return s;
+}
+
+Status Worker::TakeParkedTensor(int64_t step_id, const std::string& key, Tensor* t) {
+  FLOWVM_RETURN_IF_ERROR(ParkedTensor(step_id, key, t));
+  UnparkTensor(step_id, key);
+  return Status::OK();
 }
 
 Status Worker::ParkedTensor(int64_t step_id, const std::string& key, Tensor* t) {
@@ -455,10 +495,16 @@ Status Worker::ParkedTensor(int64_t step_id, const std::string& key, Tensor* t) 
 
 void Worker::UnparkTensor(int64_t step_id, const std::string& key) {
   std::lock_guard<std::mutex> lock(mu_);
+  UnparkLocked(step_id, key);
+}
+
+void Worker::UnparkLocked(int64_t step_id, const std::string& key) {
   auto it = steps_.find(step_id);
   if (it == steps_.end()) return;
-  std::lock_guard<std::mutex> step_lock(it->second->mu);
-  it->second->parked.erase(key);
+  std::shared_ptr<Step> step = it->second;
+  std::lock_guard<std::mutex> step_lock(step->mu);
+  step->parked.erase(key);
+  if (step->holding_only && step->parked.empty() && step->uploads.empty()) steps_.erase(it);
 }
 
 void Worker::AbortAll(const Status& reason) {

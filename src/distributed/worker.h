@@ -25,6 +25,7 @@
 #include <string>
 
 #include "distributed/remote_rendezvous.h"
+#include "distributed/wire.h"
 #include "distributed/worker_interface.h"
 #include "kernels/framework/cancellation.h"
 #include "runtime/device.h"
@@ -65,12 +66,23 @@ class Worker : public WorkerInterface {
                             ResetContainersResponse* response, Done done) override;
 
   // Large tensors are served in chunks: the transport parks a tensor here
-  // after sending its first chunk and takes it back for the next ones. A
-  // parked tensor dies with its step.
+  // after sending its first chunk and takes it back for the next ones, or
+  // before a response that names it out of band (TensorMeta.out_of_band).
+  // A parked tensor dies with its step; a step that exists only to hold
+  // parked tensors ends when the last is taken (or when it has been idle
+  // as long as any step).
   void ParkTensor(int64_t step_id, const std::string& key, const Tensor& t);
   // NotFound if nothing is parked under the key (the step was cleaned up).
   Status ParkedTensor(int64_t step_id, const std::string& key, Tensor* t);
   void UnparkTensor(int64_t step_id, const std::string& key);
+  // ParkedTensor, then UnparkTensor.
+  Status TakeParkedTensor(int64_t step_id, const std::string& key, Tensor* t);
+  // One chunk of a tensor a client or master uploads (PutTensor) for a
+  // request that will name it out of band: the chunk's `meta` (byte_size
+  // of total_byte_size, at `offset`), its bytes read from `reader`. The
+  // whole tensor is parked when its last byte came.
+  Status PutTensorChunk(int64_t step_id, const std::string& key, const TensorMeta& meta, uint64_t offset,
+                        WireReader* reader);
 
   // Aborts every step (the server is stopping); later steps fail with
   // `reason`. StopAndWait also waits until no RunGraph is running.
@@ -85,7 +97,11 @@ class Worker : public WorkerInterface {
  private:
   struct Graph;
   struct Step;
-  std::shared_ptr<Step> FindOrCreateStep(int64_t step_id);
+  // `holding`: the caller only parks a tensor; a step it creates ends when
+  // its last parked tensor is taken, unless another call uses it.
+  std::shared_ptr<Step> FindOrCreateStep(int64_t step_id, bool holding = false);
+  // Unparks; ends a holding step that has nothing left. REQUIRES: mu_ held.
+  void UnparkLocked(int64_t step_id, const std::string& key);
   void RemoveIdleSteps();
 
   const WorkerEnv env_;

@@ -5,8 +5,12 @@
 
 namespace flowvm {
 
-WorkerCache::WorkerCache(ClusterSpec cluster, std::string local_task, WorkerInterface* local)
-    : cluster_(std::move(cluster)), local_task_(std::move(local_task)), local_(local) {}
+WorkerCache::WorkerCache(ClusterSpec cluster, std::string local_task, WorkerInterface* local,
+                         uint64_t max_message_bytes)
+    : cluster_(std::move(cluster)),
+      local_task_(std::move(local_task)),
+      local_(local),
+      max_message_bytes_(max_message_bytes) {}
 
 WorkerCache::~WorkerCache() = default;
 
@@ -19,7 +23,7 @@ WorkerInterface* WorkerCache::Get(const std::string& task) {
   if (!id.ok()) return nullptr;
   auto address = cluster_.Address(*id);
   if (!address.ok()) return nullptr;
-  auto worker = std::make_unique<GrpcRemoteWorker>(NewChannel(*address), Describe(task));
+  auto worker = std::make_unique<GrpcRemoteWorker>(NewChannel(*address), Describe(task), max_message_bytes_);
   WorkerInterface* out = worker.get();
   remote_[task] = std::move(worker);
   return out;

@@ -17,8 +17,10 @@ namespace flowvm {
 
 class WorkerCache {
  public:
-  // `local` (not owned, may be null) serves `local_task`.
-  WorkerCache(ClusterSpec cluster, std::string local_task, WorkerInterface* local);
+  // `local` (not owned, may be null) serves `local_task`. Messages to the
+  // others carry at most `max_message_bytes` of tensor bytes.
+  WorkerCache(ClusterSpec cluster, std::string local_task, WorkerInterface* local,
+              uint64_t max_message_bytes = uint64_t{1} << 30);
   ~WorkerCache();
 
   // Null if the task is not in the cluster.
@@ -32,6 +34,7 @@ class WorkerCache {
   const ClusterSpec cluster_;
   const std::string local_task_;
   WorkerInterface* const local_;
+  const uint64_t max_message_bytes_;
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<WorkerInterface>> remote_;
 };

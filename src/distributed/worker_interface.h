@@ -75,6 +75,9 @@ struct RunGraphCall {
   std::vector<Tensor> send_tensors;
   RunGraphResponse response;
   std::vector<Tensor> recv_tensors;
+  // Set by the transport: bytes of sends and recvs that travelled beside
+  // the RunGraph messages (too large for one).
+  uint64_t out_of_band_bytes = 0;
 };
 
 // RecvTensor with its tensor (the whole tensor, however many chunks it took).
