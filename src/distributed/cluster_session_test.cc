@@ -398,9 +398,29 @@ TEST(ClusterSessionTest, DISABLED_MovesA2Point5GiBTensorBetweenTasks) {
   EXPECT_EQ(out[1].scalar<int64_t>(), static_cast<int64_t>(n));
 }
 
+// A graph is one protobuf, which cannot pass 2 GiB: a graph with a larger
+// constant is refused with a clear error before anything is sent (Extend
+// checks the same way). About 5 GiB of memory: run by ctest as
+// `distributed_huge_tensor`.
+TEST(ClusterSessionTest, DISABLED_AGraphOver2GiBIsRefusedClearly) {
+  // Refused before anything is sent: no server needs to be there.
+  SessionOptions options = At("grpc://127.0.0.1:" + std::to_string(distributed_testing::PickUnusedPort()));
+  options.connect_timeout_ms = 1000;
+  GraphDef g;
+  NodeDef* big = g.add_node();
+  *big = On(ConstNode("big", Tensor::Scalar<float>(1)), kWorker0);
+  TensorProto* value = (*big->mutable_attr())["value"].mutable_tensor();
+  value->clear_float_val();
+  value->mutable_tensor_shape()->add_dim()->set_size(int64_t{9} << 26);  // 2.25 GiB of floats
+  value->mutable_tensor_content()->assign(size_t{9} << 28, '\0');
+  auto session = Session::Create(options, g);
+  ASSERT_FALSE(session.ok());
+  EXPECT_TRUE(HasError(session.status(), Code::kInvalidArgument, {"GraphDef", "variables"})) << session.status();
+}
+
 // Over gRPC's 2 GiB message limit from the client and back: a 2.25 GiB
 // feed goes to worker 1 and comes back as a fetch (the master is worker
-// 0): four hops of three 1 GiB chunks. About 12 GiB of memory: run by ctest
+// 0): four hops of three 1 GiB chunks. About 11 GiB of memory: run by ctest
 // as `distributed_huge_tensor`, after the test above.
 TEST(ClusterSessionTest, DISABLED_FeedsAndFetchesOver2GiB) {
   LocalCluster cluster({{"worker", 2}});

@@ -21,6 +21,8 @@ namespace flowvm {
 namespace {
 
 constexpr char kScheme[] = "grpc://";
+// protobuf's limit on one message, less room for the request around it.
+constexpr size_t kMaxGraphBytes = (size_t{1} << 31) - (size_t{1} << 20);
 constexpr auto kControlTimeout = std::chrono::seconds(60);
 // A step without a deadline still has one on its RPC; a master that dies
 // is found much sooner by keepalive pings.
@@ -39,6 +41,7 @@ class GrpcSession : public Session {
   ~GrpcSession() override { Close().IgnoreError(); }
 
   Status Connect() {
+    FLOWVM_RETURN_IF_ERROR(CheckGraphSize(graph_, "the session's graph"));
     CreateSessionRequest request;
     *request.mutable_graph_def() = graph_;
     MasterSessionOptions* o = request.mutable_options();
@@ -73,6 +76,7 @@ class GrpcSession : public Session {
 
   Status Extend(const GraphDef& graph) override {
     FLOWVM_RETURN_IF_ERROR(CheckOpen("Extend"));
+    FLOWVM_RETURN_IF_ERROR(CheckGraphSize(graph, "the graph given to Extend"));
     ExtendSessionRequest request;
     request.set_session_handle(handle_);
     *request.mutable_graph_def() = graph;
@@ -232,6 +236,15 @@ class GrpcSession : public Session {
   }
 
  private:
+  // A graph travels as one protobuf, which cannot exceed 2 GiB.
+  static Status CheckGraphSize(const GraphDef& graph, const char* what) {
+    const size_t bytes = graph.ByteSizeLong();
+    if (bytes <= kMaxGraphBytes) return Status::OK();
+    return errors::InvalidArgument(what, " is ", bytes, " bytes as a GraphDef, more than the ", kMaxGraphBytes,
+                                   " a protobuf can hold: keep large constants in variables and feed or restore "
+                                   "their values (feeds have no size limit)");
+  }
+
   Status CheckOpen(const char* what) {
     std::lock_guard<std::mutex> lock(mu_);
     if (closed_) return errors::FailedPrecondition(what, " on a closed session");

@@ -275,6 +275,12 @@ StatusOr<std::shared_ptr<MasterSession::Prepared>> MasterSession::Prepare(const 
     r->part.sends_to_peers = SendsToOtherTasks(def, task);
     prepared->partition_graphs.push_back(def);
     *r->request.mutable_graph_def() = std::move(def);
+    // One protobuf message (the client's graph was under the limit, but a
+    // task's part grows by its Send and Recv nodes).
+    if (r->request.ByteSizeLong() >= (size_t{1} << 31) - (size_t{1} << 20))
+      return errors::InvalidArgument("the graph of ", task, " is ", r->request.ByteSizeLong(),
+                                     " bytes, more than a protobuf can hold (2 GiB): keep large constants in "
+                                     "variables and feed or restore their values");
     regs.push_back(std::move(r));
   }
   for (auto& r : regs) r->part.worker->RegisterGraphAsync(&r->opts, &r->request, &r->response, r->waiter.Callback());
