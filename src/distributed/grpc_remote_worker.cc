@@ -14,7 +14,10 @@ struct ChunkState {
 
 GrpcRemoteWorker::GrpcRemoteWorker(std::shared_ptr<grpc::Channel> channel, std::string peer,
                                    uint64_t max_message_bytes)
-    : channel_(channel), stub_(channel), peer_(std::move(peer)), max_message_bytes_(std::max<uint64_t>(max_message_bytes, 2)) {}
+    : channel_(channel),
+      stub_(channel),
+      peer_(std::move(peer)),
+      max_message_bytes_(std::max<uint64_t>(max_message_bytes, 2)) {}  // a chunk holds a bfloat16
 
 GrpcRemoteWorker::~GrpcRemoteWorker() {
   std::unique_lock<std::mutex> lock(mu_);

@@ -117,8 +117,8 @@ void RecvTensor(Worker* worker, uint64_t chunk_bytes, const grpc::ByteBuffer& in
   // A parked tensor: the rest of one sent in chunks, or a fetch that a
   // RunGraph response named out of band.
   Tensor parked;
-  s = worker->ParkedTensor(request.step_id(), request.rendezvous_key(), &parked);
-  if (request.offset() > 0 || s.ok()) {
+  if (request.offset() > 0 || worker->FindParkedTensor(request.step_id(), request.rendezvous_key(), &parked)) {
+    s = worker->ParkedTensor(request.step_id(), request.rendezvous_key(), &parked);
     if (!s.ok()) return reply(ToGrpcStatus(s));
     if (respond(parked, false, request.offset())) worker->UnparkTensor(request.step_id(), request.rendezvous_key());
     return reply(grpc::Status::OK);

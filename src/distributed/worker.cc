@@ -474,6 +474,12 @@ Status Worker::TakeParkedTensor(int64_t step_id, const std::string& key, Tensor*
 }
 
 Status Worker::ParkedTensor(int64_t step_id, const std::string& key, Tensor* t) {
+  if (FindParkedTensor(step_id, key, t)) return Status::OK();
+  return errors::NotFound("no tensor of step ", step_id, " is being sent in chunks under '", key, "' on ",
+                          env_.task);
+}
+
+bool Worker::FindParkedTensor(int64_t step_id, const std::string& key, Tensor* t) {
   std::shared_ptr<Step> step;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -486,11 +492,10 @@ Status Worker::ParkedTensor(int64_t step_id, const std::string& key, Tensor* t) 
     if (it != step->parked.end()) {
       *t = it->second;
       step->touched = Clock::now();
-      return Status::OK();
+      return true;
     }
   }
-  return errors::NotFound("no tensor of step ", step_id, " is being sent in chunks under '", key, "' on ",
-                          env_.task);
+  return false;
 }
 
 void Worker::UnparkTensor(int64_t step_id, const std::string& key) {

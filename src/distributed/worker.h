@@ -74,6 +74,8 @@ class Worker : public WorkerInterface {
   void ParkTensor(int64_t step_id, const std::string& key, const Tensor& t);
   // NotFound if nothing is parked under the key (the step was cleaned up).
   Status ParkedTensor(int64_t step_id, const std::string& key, Tensor* t);
+  // The same without building an error: false if nothing is parked.
+  bool FindParkedTensor(int64_t step_id, const std::string& key, Tensor* t);
   void UnparkTensor(int64_t step_id, const std::string& key);
   // ParkedTensor, then UnparkTensor.
   Status TakeParkedTensor(int64_t step_id, const std::string& key, Tensor* t);
