@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "graph/control_flow.h"
 #include "graph/tensor_id.h"
 
 namespace flowvm {
@@ -11,6 +12,22 @@ const Edge* Node::input_edge(int i) const {
   for (const Edge* e : in_edges_)
     if (!e->IsControlEdge() && e->dst_input() == i) return e;
   return nullptr;
+}
+
+bool Edge::IsBackEdge() const { return src_->IsNextIteration() && dst_->IsMerge(); }
+
+Node::Class Node::ClassOf(const std::string& op) {
+  static const std::unordered_map<std::string, Class>* const kClasses = new std::unordered_map<std::string, Class>{
+      {"Switch", kSwitch},         {"RefSwitch", kSwitch},
+      {"Merge", kMerge},           {"RefMerge", kMerge},
+      {"Enter", kEnter},           {"RefEnter", kEnter},
+      {"Exit", kExit},             {"RefExit", kExit},
+      {"NextIteration", kNextIteration}, {"RefNextIteration", kNextIteration},
+      {"LoopCond", kLoopCond},     {"ControlTrigger", kControlTrigger},
+      {"_Send", kSend},            {"_Recv", kRecv},
+  };
+  auto it = kClasses->find(op);
+  return it == kClasses->end() ? kOther : it->second;
 }
 
 Graph::Graph(const OpRegistry* registry) : registry_(registry) {}
@@ -29,6 +46,7 @@ StatusOr<Node*> Graph::AddNode(NodeDef def) {
   node->id_ = static_cast<int>(nodes_.size());
   node->op_reg_ = *reg;
   node->op_def_ = &op;
+  node->class_ = Node::ClassOf(def.op());
   def.clear_input();
   node->def_ = std::move(def);
   Node* raw = node.get();
@@ -137,15 +155,17 @@ Status Graph::TopologicalOrder(std::vector<Node*>* order) const {
   std::vector<Node*> ready;
   for (const auto& n : nodes_) {
     if (!n) continue;
-    pending[n->id()] = static_cast<int>(n->in_edges_.size());
-    if (pending[n->id()] == 0) ready.push_back(n.get());
+    int count = 0;
+    for (const Edge* e : n->in_edges_) count += e->IsBackEdge() ? 0 : 1;
+    pending[n->id()] = count;
+    if (count == 0) ready.push_back(n.get());
   }
   while (!ready.empty()) {
     Node* n = ready.back();
     ready.pop_back();
     order->push_back(n);
     for (const Edge* e : n->out_edges_)
-      if (--pending[e->dst()->id()] == 0) ready.push_back(e->dst());
+      if (!e->IsBackEdge() && --pending[e->dst()->id()] == 0) ready.push_back(e->dst());
   }
   if (static_cast<int>(order->size()) == num_nodes_) return Status::OK();
 
@@ -158,7 +178,7 @@ Status Graph::TopologicalOrder(std::vector<Node*>* order) const {
     stack.push_back(n);
     for (const Edge* e : n->out_edges_) {
       Node* m = e->dst();
-      if (pending[m->id()] == 0) continue;
+      if (pending[m->id()] == 0 || e->IsBackEdge()) continue;
       if (state[m->id()] == 1) {
         auto it = std::find(stack.begin(), stack.end(), m);
         for (; it != stack.end(); ++it) cycle += "'" + (*it)->name() + "' -> ";
@@ -228,7 +248,10 @@ Status ConvertGraphDefToGraph(const GraphDef& def, Graph* graph) {
     }
   }
   std::vector<Node*> order;
-  return graph->TopologicalOrder(&order);
+  FLOWVM_RETURN_IF_ERROR(graph->TopologicalOrder(&order));
+  if (!HasControlFlow(*graph)) return Status::OK();
+  ControlFlowInfo info;
+  return BuildControlFlowInfo(*graph, &info);
 }
 
 }  // namespace flowvm

@@ -30,6 +30,10 @@ class Edge {
   int src_output() const { return src_output_; }
   int dst_input() const { return dst_input_; }
   bool IsControlEdge() const { return src_output_ == kControlSlot; }
+  // NextIteration -> Merge: the edge that closes a loop (paper 4.4). Graph
+  // orders and validation ignore it; the executor feeds it to the next
+  // iteration.
+  bool IsBackEdge() const;
   int id() const { return id_; }
 
  private:
@@ -62,6 +66,19 @@ class Node {
   const DataTypeVector& output_types() const { return output_types_; }
   bool is_stateful() const { return op_def_->is_stateful(); }
 
+  // Control-flow ops (paper 4.4), Ref forms included, and the transfer ops.
+  bool IsSwitch() const { return class_ == kSwitch; }
+  bool IsMerge() const { return class_ == kMerge; }
+  bool IsEnter() const { return class_ == kEnter; }
+  bool IsExit() const { return class_ == kExit; }
+  bool IsNextIteration() const { return class_ == kNextIteration; }
+  bool IsLoopCond() const { return class_ == kLoopCond; }
+  bool IsControlTrigger() const { return class_ == kControlTrigger; }
+  bool IsSend() const { return class_ == kSend; }
+  bool IsRecv() const { return class_ == kRecv; }
+  // Any of the ops that make frames, iterations or dead values.
+  bool IsControlFlow() const { return class_ >= kSwitch && class_ <= kControlTrigger; }
+
   const std::vector<const Edge*>& in_edges() const { return in_edges_; }
   const std::vector<const Edge*>& out_edges() const { return out_edges_; }
   // The edge feeding data input `i`, or nullptr if none is connected yet.
@@ -72,7 +89,10 @@ class Node {
 
  private:
   friend class Graph;
+  enum Class { kOther, kSwitch, kMerge, kEnter, kExit, kNextIteration, kLoopCond, kControlTrigger, kSend, kRecv };
+  static Class ClassOf(const std::string& op);
   int id_ = -1;
+  Class class_ = kOther;
   NodeDef def_;
   const OpRegistrationData* op_reg_ = nullptr;
   const OpDef* op_def_ = nullptr;
@@ -120,8 +140,8 @@ class Graph {
   // then control inputs.
   void ToGraphDef(GraphDef* out) const;
 
-  // A topological order; if the graph has a cycle, InvalidArgument naming
-  // the nodes on one cycle.
+  // A topological order, back edges (Edge::IsBackEdge) left out; if the
+  // graph has any other cycle, InvalidArgument naming the nodes on one.
   Status TopologicalOrder(std::vector<Node*>* order) const;
 
  private:
@@ -149,7 +169,8 @@ std::string UniqueNodeName(const Graph& graph, const std::string& base);
 // Builds `graph` (which must be empty) from `def`: validates every node
 // (op, attrs, input count, types of every edge, dangling inputs, duplicate
 // names; names beginning with '_' only if the graph allows internal names)
-// and rejects cycles. Errors name the node involved.
+// and rejects cycles other than loops (graph/control_flow.h). Errors name
+// the node involved.
 Status ConvertGraphDefToGraph(const GraphDef& def, Graph* graph);
 
 }  // namespace flowvm

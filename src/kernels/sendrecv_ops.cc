@@ -1,7 +1,8 @@
 // Kernels of _Send and _Recv. Both build their rendezvous key once, at
 // construction, for frame 0 iteration 0, and only append the frame and
 // iteration inside loops. _Recv is asynchronous: it holds no thread while
-// it waits for its tensor.
+// it waits for its tensor. A dead value (a Switch's untaken branch) travels
+// as a dead flag without a tensor.
 #include "kernels/framework/kernel_registry.h"
 #include "kernels/framework/rendezvous.h"
 
@@ -49,6 +50,10 @@ class SendOp : public OpKernel {
     OP_REQUIRES(ctx, ctx->rendezvous() != nullptr,
                 errors::Internal("_Send ", name(), " ran in a step without a rendezvous"));
     std::string scratch;
+    if (ctx->is_input_dead()) {
+      OP_REQUIRES_OK(ctx, ctx->rendezvous()->Send(key_.For(ctx, &scratch), Tensor(), /*is_dead=*/true));
+      return;
+    }
     OP_REQUIRES_OK(ctx, ctx->rendezvous()->Send(key_.For(ctx, &scratch), ctx->input(0), /*is_dead=*/false));
   }
   bool IsExpensive() const override { return false; }
@@ -69,13 +74,9 @@ class RecvOp : public AsyncOpKernel {
                                                                               bool is_dead) {
       if (!s.ok()) {
         ctx->SetStatus(s);
-      } else if (is_dead) {
-        // Dead tensors exist only inside conditionals and loops, which this
-        // executor does not run yet; a dead one here means a broken sender.
-        ctx->SetStatus(errors::Internal("received a dead tensor outside control flow"));
-      } else {
+      } else if (!is_dead) {
         ctx->set_output(0, value);
-      }
+      }  // else the output stays unset: the executor passes the deadness on
       done();
     });
   }

@@ -2,6 +2,7 @@
 
 #include <condition_variable>
 
+#include "graph/control_flow.h"
 #include "kernels/framework/kernel_registry.h"
 #include "runtime/executor_item.h"
 
@@ -41,11 +42,24 @@ StatusOr<std::unique_ptr<Executor>> Executor::Create(std::unique_ptr<Graph> grap
     item.num_inputs = n->num_inputs();
     item.num_outputs = n->num_outputs();
     item.initial_pending = static_cast<int>(n->in_edges().size());
+    item.is_merge = n->IsMerge();
+    item.is_enter = n->IsEnter();
+    item.is_exit = n->IsExit();
+    item.is_next_iteration = n->IsNextIteration();
+    item.is_control_trigger = n->IsControlTrigger();
+    item.runs_when_dead = n->IsSend() || n->IsRecv();
+    item.may_output_dead = n->IsSwitch() || n->IsRecv();
+    item.local_id = static_cast<int>(i);
+    if (item.is_enter) FLOWVM_RETURN_IF_ERROR(GetNodeAttr(n->def(), "is_constant", &item.is_constant_enter));
+    if (item.is_merge || item.is_enter || item.is_exit || item.is_next_iteration) exec->needs_frames_ = true;
+    if (n->IsControlFlow() || n->IsRecv()) exec->may_be_dead_ = true;
     for (int k = 0; k < n->num_inputs(); ++k) item.input_is_ref.push_back(IsRefType(n->input_type(k)));
     slot += n->num_inputs();
     exec->kernels_.push_back(std::move(kernel));
   }
   exec->total_input_slots_ = slot;
+  exec->graph_ = std::move(graph);
+  if (exec->needs_frames_) FLOWVM_RETURN_IF_ERROR(exec->BuildFrames());
   for (size_t i = 0; i < nodes.size(); ++i) {
     Node* n = nodes[i];
     NodeItem& item = exec->items_[i];
@@ -66,8 +80,66 @@ StatusOr<std::unique_ptr<Executor>> Executor::Create(std::unique_ptr<Graph> grap
       if (idx >= 0) item.out_edges[idx].last_use = true;
     if (item.initial_pending == 0) exec->roots_.push_back(static_cast<int>(i));
   }
-  exec->graph_ = std::move(graph);
   return exec;
+}
+
+// Assigns every node its frame, its index among the frame's nodes and its
+// input slots among the frame's slots, and what each frame starts with.
+Status Executor::BuildFrames() {
+  ControlFlowInfo info;
+  FLOWVM_RETURN_IF_ERROR(BuildControlFlowInfo(*graph_, &info));
+  frames_.assign(info.frames.size(), FrameInfo());
+  for (size_t f = 0; f < info.frames.size(); ++f) {
+    frames_[f].name = info.frames[f].name;
+    frames_[f].parent = info.frames[f].parent;
+    frames_[f].parallel_iterations = info.frames[f].parallel_iterations;
+    frames_[f].num_enters = info.frames[f].num_enters;
+  }
+  std::vector<int> item_of(graph_->num_node_ids(), -1);
+  for (size_t i = 0; i < items_.size(); ++i) item_of[items_[i].node->id()] = static_cast<int>(i);
+  for (size_t i = 0; i < items_.size(); ++i) {
+    NodeItem& item = items_[i];
+    const Node* n = item.node;
+    FrameInfo& frame = frames_[info.frame_of[n->id()]];
+    item.frame = info.frame_of[n->id()];
+    item.local_id = static_cast<int>(frame.nodes.size());
+    item.input_start = frame.num_slots;
+    frame.num_slots += item.num_inputs;
+    frame.nodes.push_back(static_cast<int>(i));
+    int pending = static_cast<int>(n->in_edges().size());
+    int dead_first = 0, dead_later = 0;
+    if (item.is_merge) {
+      // Bit 0: still waiting for a live data input; each control input
+      // counts 2 (see FramePropagator::Activate).
+      int control = 0;
+      for (const Edge* e : n->in_edges()) {
+        if (e->IsControlEdge()) {
+          ++control;
+        } else if (e->IsBackEdge()) {
+          ++dead_first;
+        } else if (e->src()->IsEnter()) {
+          bool is_constant = false;
+          FLOWVM_RETURN_IF_ERROR(GetNodeAttr(e->src()->def(), "is_constant", &is_constant));
+          if (!is_constant) ++dead_later;
+        }
+      }
+      pending = 1 + 2 * control;
+    }
+    frame.initial_pending.push_back(pending);
+    frame.initial_dead_first.push_back(dead_first);
+    frame.initial_dead_later.push_back(dead_later);
+    if (item.is_enter) {
+      std::string name;
+      FLOWVM_RETURN_IF_ERROR(GetNodeAttr(n->def(), "frame_name", &name));
+      for (size_t f = 1; f < frames_.size(); ++f)
+        if (frames_[f].name == name) item.child_frame = static_cast<int>(f);
+    }
+    if (item.is_exit) {
+      item.exit_index = static_cast<int>(frame.exits.size());
+      frame.exits.push_back(static_cast<int>(i));
+    }
+  }
+  return Status::OK();
 }
 
 Executor::~Executor() = default;

@@ -16,6 +16,14 @@
 // executor loop unwinds (a trampoline), so an alternating Send/Recv chain
 // between partitions runs in constant stack depth.
 //
+// Control flow (paper 4.4): a node whose input is dead (a Switch's untaken
+// branch) does not run and passes the deadness on; Send and Recv carry it
+// across devices. A graph with loops or Merge nodes runs with per-frame,
+// per-iteration state (executor_propagators.h): Merge fires on its first
+// live input, Enter/Exit/NextIteration move values between frames and
+// iterations, up to parallel_iterations iterations of a loop run at once,
+// and loops nest. A graph without them keeps the flat per-step arrays.
+//
 // The first error cancels the step (no new node starts; the cancellation
 // manager and rendezvous are told, which stops the step's other partitions)
 // and is returned with the failing node's name.
@@ -72,7 +80,8 @@ class Executor {
   using DoneCallback = std::function<void(const Status&)>;
 
   // Takes ownership of the graph. Fails (naming the node) if a kernel is
-  // missing or rejects its attrs, or the graph has a cycle.
+  // missing or rejects its attrs, the graph has a cycle that is not a loop,
+  // or its loops are malformed (graph/control_flow.h).
   static StatusOr<std::unique_ptr<Executor>> Create(std::unique_ptr<Graph> graph, const ExecutorOptions& options);
   ~Executor();
 
@@ -88,17 +97,28 @@ class Executor {
 
  private:
   class StepRun;
+  template <class Propagator>
+  class StepRunWith;
   struct NodeItem;
+  struct FrameInfo;
   friend class StepInFlight;
+  friend class SimplePropagator;
+  friend class FramePropagator;
   Executor() = default;
+  Status BuildFrames();
 
   std::unique_ptr<Graph> graph_;
   ExecutorOptions options_;
   std::string device_type_;
   std::vector<NodeItem> items_;        // one per node, dense ids
   std::vector<int> roots_;             // items with no inputs
-  int total_input_slots_ = 0;
+  int total_input_slots_ = 0;          // without frames: all input slots
   std::vector<std::unique_ptr<OpKernel>> kernels_;
+  // Loops or Merge nodes: steps run with FramePropagator.
+  bool needs_frames_ = false;
+  // Some node can output a dead value (Switch, Recv, ...).
+  bool may_be_dead_ = false;
+  std::vector<FrameInfo> frames_;      // with frames only; [0] is the root
 };
 
 // The partitions of one step register here while they run, so the step's
@@ -114,7 +134,7 @@ class StepInFlight {
   static std::string StillRunning(const std::vector<std::string>& running);
 
  private:
-  friend class Executor::StepRun;
+  friend class Executor;
   mutable std::mutex mu_;
   std::vector<const Executor::StepRun*> runs_;
 };

@@ -2,6 +2,7 @@
 #ifndef FLOWVM_RUNTIME_EXECUTOR_ITEM_H_
 #define FLOWVM_RUNTIME_EXECUTOR_ITEM_H_
 
+#include <string>
 #include <vector>
 
 #include "runtime/executor.h"
@@ -13,6 +14,20 @@ struct Executor::NodeItem {
   OpKernel* kernel = nullptr;
   AsyncOpKernel* async = nullptr;
   bool expensive = true;
+  // Control flow.
+  bool is_merge = false;
+  bool is_enter = false;
+  bool is_constant_enter = false;
+  bool is_exit = false;
+  bool is_next_iteration = false;
+  bool is_control_trigger = false;  // runs (alive) even when its inputs are dead
+  bool runs_when_dead = false;      // _Send and _Recv pass deadness on
+  bool may_output_dead = false;     // Switch, _Recv: an unset output is dead
+  int frame = 0;                    // index in frames_ of the frame it runs in
+  int local_id = 0;                 // index among its frame's nodes (= item index without frames)
+  int child_frame = -1;             // Enter: the frame its output enters
+  int exit_index = -1;              // Exit: index in its frame's exits
+  // First input slot; with frames, among the slots of the node's frame.
   int input_start = 0;
   int num_inputs = 0;
   int num_outputs = 0;
@@ -25,6 +40,22 @@ struct Executor::NodeItem {
   };
   std::vector<OutEdge> out_edges;
   std::vector<bool> input_is_ref;  // the kernel takes input i by reference
+};
+
+// One loop body (graph/control_flow.h) as the frame propagator sees it.
+struct Executor::FrameInfo {
+  std::string name;  // the Enter nodes' frame_name; "" for the root
+  int parent = -1;
+  int parallel_iterations = 1;
+  int num_enters = 0;
+  int num_slots = 0;
+  std::vector<int> nodes;             // item indices, by local id
+  std::vector<int> exits;             // item indices of its Exit nodes, by exit_index
+  std::vector<int> initial_pending;   // by local id
+  // Dead inputs a node starts an iteration with (Merge only): in the first
+  // iteration its back edges, in later ones its inputs from Enter nodes.
+  std::vector<int> initial_dead_first;
+  std::vector<int> initial_dead_later;
 };
 
 }  // namespace flowvm

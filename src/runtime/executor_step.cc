@@ -1,5 +1,6 @@
-// One step of an Executor: pending counts, the ready queue, async kernels,
-// the trampoline for their completions, tracing and abort.
+// One step of an Executor: the ready queue, async kernels, the trampoline
+// for their completions, tracing and abort. How values reach consumers and
+// which become ready is the propagator's (executor_propagators.h).
 #include <atomic>
 #include <deque>
 
@@ -7,6 +8,7 @@
 #include "kernels/framework/rendezvous.h"
 #include "runtime/executor.h"
 #include "runtime/executor_item.h"
+#include "runtime/executor_propagators.h"
 #include "runtime/node_stats.h"
 
 namespace flowvm {
@@ -17,9 +19,9 @@ namespace {
 // completion) while the thread was inside an executor loop. The outermost
 // loop runs it when it unwinds, so completions never nest stacks.
 struct Deferred {
-  void (*resume)(void* run, std::vector<int>* ready);
+  void (*resume)(void* run, void* ready);  // owns and deletes `ready`
   void* run;
-  std::vector<int> ready;
+  void* ready;
 };
 struct InlineState {
   int depth = 0;
@@ -40,15 +42,13 @@ class InlineScope {
     while (!t_inline.deferred.empty()) {
       Deferred d = std::move(t_inline.deferred.front());
       t_inline.deferred.pop_front();
-      d.resume(d.run, &d.ready);  // opens its own scope; anything it defers lands in this loop
+      d.resume(d.run, d.ready);  // opens its own scope; anything it defers lands in this loop
     }
     t_inline.draining = false;
   }
   InlineScope(const InlineScope&) = delete;
   InlineScope& operator=(const InlineScope&) = delete;
 };
-
-constexpr int kDone = -1;  // pending count of a node that has finished
 
 }  // namespace
 
@@ -59,15 +59,22 @@ uint32_t CurrentThreadNumber() {
   return number;
 }
 
-// The state of one step of one executor. Deletes itself after calling `done`.
+// The state of one step of one executor; see StepInFlight.
 class Executor::StepRun {
  public:
-  StepRun(const Executor* exec, const RunArgs& args, DoneCallback done)
-      : exec_(exec),
-        args_(args),
-        done_(std::move(done)),
-        slots_(new OutputSlot[exec->total_input_slots_]),
-        pending_(new std::atomic<int>[exec->items_.size()]) {
+  virtual ~StepRun() = default;
+  // Labels of the nodes that are ready or running.
+  virtual void Describe(std::vector<std::string>* out) const = 0;
+};
+
+// One step with propagator P. Deletes itself after calling `done`.
+template <class P>
+class Executor::StepRunWith : public Executor::StepRun {
+ public:
+  using Tagged = typename P::Tagged;
+
+  StepRunWith(const Executor* exec, const RunArgs& args, DoneCallback done)
+      : exec_(exec), args_(args), done_(std::move(done)), prop_(*exec) {
     step_.step_id = args.step_id;
     step_.device = exec->options_.device;
     step_.cancellation = args.cancellation;
@@ -75,8 +82,6 @@ class Executor::StepRun {
     step_.resources = args.resources;
     step_.call_frame = args.call_frame;
     step_.pool = exec->options_.pool;
-    for (size_t i = 0; i < exec->items_.size(); ++i)
-      pending_[i].store(exec->items_[i].initial_pending, std::memory_order_relaxed);
     if (args.stats != nullptr) ready_ns_.reset(new int64_t[exec->items_.size()]());
   }
 
@@ -85,17 +90,18 @@ class Executor::StepRun {
       std::lock_guard<std::mutex> lock(args_.in_flight->mu_);
       args_.in_flight->runs_.push_back(this);
     }
-    const auto& roots = exec_->roots_;
+    std::vector<Tagged> roots;
+    prop_.Roots(&roots);
     if (roots.empty()) {
       Finish();
       return;
     }
     if (ready_ns_) {
       const int64_t now = NowNanos();
-      for (int id : roots) ready_ns_[id] = now;
+      for (const Tagged& t : roots) ready_ns_[P::Id(t)] = now;
     }
     outstanding_.store(static_cast<int>(roots.size()), std::memory_order_relaxed);
-    std::vector<int> inline_ready;
+    std::vector<Tagged> inline_ready;
     // Everything this thread runs before Start returns is on the caller's
     // thread, also nodes that the inline ones make ready.
     const bool was_cheap_only = t_cheap_only;
@@ -105,27 +111,24 @@ class Executor::StepRun {
     t_cheap_only = was_cheap_only;
   }
 
-  // Labels of the nodes that are ready or running; see StepInFlight.
-  void Describe(std::vector<std::string>* out) const {
+  void Describe(std::vector<std::string>* out) const override {
     const std::string& device = exec_->options_.device ? exec_->options_.device->name() : std::string("(no device)");
-    for (size_t i = 0; i < exec_->items_.size(); ++i)
-      if (pending_[i].load(std::memory_order_relaxed) == 0)
-        out->push_back(exec_->items_[i].node->label() + " on " + device);
+    prop_.Describe(device, out);
   }
 
  private:
   // Output buffers of one node run, kept alive across an async kernel: one
   // allocation for a node of up to two outputs (a Recv has one).
   struct AsyncCall {
-    AsyncCall(StepRun* run, int id, const NodeItem& item, std::vector<TensorValue> in)
+    AsyncCall(StepRunWith* run, const Tagged& tagged, const NodeItem& item, std::vector<TensorValue> in)
         : run(run),
-          id(id),
+          tagged(tagged),
           inputs(std::move(in)),
           heap_outputs(item.num_outputs > 2 ? new OutputSlot[item.num_outputs] : nullptr),
           ctx(&run->step_, item.kernel, inputs.data(), heap_outputs ? heap_outputs.get() : inline_outputs) {}
     OutputSlot* outputs() { return heap_outputs ? heap_outputs.get() : inline_outputs; }
-    StepRun* const run;
-    const int id;
+    StepRunWith* const run;
+    const Tagged tagged;
     std::vector<TensorValue> inputs;
     OutputSlot inline_outputs[2];
     std::unique_ptr<OutputSlot[]> heap_outputs;
@@ -135,41 +138,51 @@ class Executor::StepRun {
     // the node (and deletes the call).
     enum Phase { kRunning, kDoneEarly, kReturned };
     std::atomic<int> phase{kRunning};
-    std::vector<int> ready;  // set by `done` before it leaves kRunning
+    std::vector<Tagged> ready;  // set by `done` before it leaves kRunning
   };
 
   // Runs ready nodes on this thread until none is left for it.
-  void RunInline(std::vector<int>* inline_ready) {
+  void RunInline(std::vector<Tagged>* inline_ready) {
     InlineScope scope;
     std::vector<TensorValue> inputs;
     std::vector<OutputSlot> outputs;
-    std::vector<int> ready;
+    std::vector<Tagged> ready;
     while (!inline_ready->empty()) {
-      int id = inline_ready->back();
+      const Tagged t = inline_ready->back();
       inline_ready->pop_back();
+      const int id = P::Id(t);
       const NodeItem& item = exec_->items_[id];
       ready.clear();
       if (!IsAborted()) {
-        Status s = PrepareInputs(item, &inputs);
+        const bool dead = prop_.IsDead(t);
         outputs.clear();
         outputs.resize(item.num_outputs);
-        if (s.ok() && item.async != nullptr) {
-          if (StartAsync(id, std::move(inputs), inline_ready)) return;  // the step is over
-          inputs.clear();
-          continue;  // the kernel's done callback finishes this node
+        Status s;
+        if (dead && !item.runs_when_dead) {
+          // A node with a dead input does not run; its outputs are dead.
+        } else {
+          s = PrepareInputs(item, prop_.Inputs(t), &inputs);
+          if (s.ok() && item.async != nullptr) {
+            if (StartAsync(t, dead, std::move(inputs), inline_ready)) return;  // the step is over
+            inputs.clear();
+            continue;  // the kernel's done callback finishes this node
+          }
+          if (s.ok()) {
+            NodeTiming timing;
+            if (ready_ns_) timing.start_ns = NowNanos();
+            OpKernelContext ctx(&step_, item.kernel, inputs.data(), outputs.data());
+            ctx.set_frame_iter(P::FrameIter(t));
+            ctx.set_input_dead(dead);
+            item.kernel->Compute(&ctx);
+            s = ctx.status();
+            if (ready_ns_) RecordStats(id, &timing, outputs.data());
+          }
         }
-        if (s.ok()) {
-          NodeTiming timing;
-          if (ready_ns_) timing.start_ns = NowNanos();
-          OpKernelContext ctx(&step_, item.kernel, inputs.data(), outputs.data());
-          item.kernel->Compute(&ctx);
-          s = ctx.status();
-          if (ready_ns_) RecordStats(id, &timing, outputs.data());
-        }
-        Propagate(item, s, outputs.data(), &ready);
+        prop_.ClearInputs(t);
+        Finished(t, s, dead && !item.runs_when_dead, outputs.data(), &ready);
+      } else {
+        prop_.ClearInputs(t);
       }
-      ClearInputs(item);
-      pending_[id].store(kDone, std::memory_order_relaxed);
       if (NodeDone(ready, inline_ready)) return;
     }
   }
@@ -177,52 +190,55 @@ class Executor::StepRun {
   // Starts an async kernel. If it calls `done` before ComputeAsync returns
   // (e.g. a Recv whose tensor is already there), the nodes it made ready go
   // to `inline_ready`. Returns true if the step is over (this object is gone).
-  bool StartAsync(int id, std::vector<TensorValue> inputs, std::vector<int>* inline_ready) {
-    const NodeItem& item = exec_->items_[id];
-    auto* call = new AsyncCall(this, id, item, std::move(inputs));
+  bool StartAsync(const Tagged& t, bool dead, std::vector<TensorValue> inputs, std::vector<Tagged>* inline_ready) {
+    const NodeItem& item = exec_->items_[P::Id(t)];
+    auto* call = new AsyncCall(this, t, item, std::move(inputs));
+    call->ctx.set_frame_iter(P::FrameIter(t));
+    call->ctx.set_input_dead(dead);
     if (ready_ns_) call->timing.start_ns = NowNanos();
     // One pointer captured: the callback fits std::function's inline buffer.
     item.async->ComputeAsync(&call->ctx, [call] { call->run->AsyncDone(call); });
     int running = AsyncCall::kRunning;
     if (call->phase.compare_exchange_strong(running, AsyncCall::kReturned)) return false;  // done comes later
-    std::vector<int> ready = std::move(call->ready);
+    std::vector<Tagged> ready = std::move(call->ready);
     delete call;
-    pending_[id].store(kDone, std::memory_order_relaxed);
     return NodeDone(ready, inline_ready);
   }
 
   // The `done` of an async kernel, on whatever thread completed it.
   void AsyncDone(AsyncCall* call) {
-    const int id = call->id;
-    const NodeItem& item = exec_->items_[id];
+    const int id = P::Id(call->tagged);
     if (ready_ns_) RecordStats(id, &call->timing, call->outputs());
-    std::vector<int> ready;
-    Propagate(item, call->ctx.status(), call->outputs(), &ready);
-    ClearInputs(item);
+    std::vector<Tagged> ready;
+    prop_.ClearInputs(call->tagged);
+    Finished(call->tagged, call->ctx.status(), false, call->outputs(), &ready);
     call->ready = std::move(ready);
     int running = AsyncCall::kRunning;
     if (call->phase.compare_exchange_strong(running, AsyncCall::kDoneEarly)) return;  // StartAsync continues
     ready = std::move(call->ready);
     delete call;
-    pending_[id].store(kDone, std::memory_order_relaxed);
     ContinueElsewhere(std::move(ready));
   }
 
   // Continues the step after an async kernel completed on some other
   // thread's stack: on the pool, or after that thread's executor loop.
-  void ContinueElsewhere(std::vector<int> ready) {
+  void ContinueElsewhere(std::vector<Tagged> ready) {
     if (ThreadPool* pool = exec_->options_.pool) {
       pool->Schedule([this, ready = std::move(ready)]() mutable { Resume(this, &ready); });
     } else if (t_inline.depth > 0) {
-      t_inline.deferred.push_back(Deferred{&StepRun::Resume, this, std::move(ready)});
+      t_inline.deferred.push_back(Deferred{&StepRunWith::ResumeDeferred, this, new std::vector<Tagged>(std::move(ready))});
     } else {
       Resume(this, &ready);
     }
   }
 
-  static void Resume(void* run, std::vector<int>* ready) {
-    auto* self = static_cast<StepRun*>(run);
-    std::vector<int> inline_ready;
+  static void ResumeDeferred(void* run, void* ready) {
+    std::unique_ptr<std::vector<Tagged>> list(static_cast<std::vector<Tagged>*>(ready));
+    Resume(static_cast<StepRunWith*>(run), list.get());
+  }
+
+  static void Resume(StepRunWith* self, std::vector<Tagged>* ready) {
+    std::vector<Tagged> inline_ready;
     if (self->NodeDone(*ready, &inline_ready)) return;
     self->RunInline(&inline_ready);
   }
@@ -234,11 +250,16 @@ class Executor::StepRun {
     args_.stats->Record(*exec_->items_[id].node, *timing, outputs);
   }
 
-  Status PrepareInputs(const NodeItem& item, std::vector<TensorValue>* inputs) {
-    inputs->resize(item.num_inputs);
+  // A Merge sees only its live input; the others stay null. A dead _Send
+  // has no input value.
+  Status PrepareInputs(const NodeItem& item, OutputSlot* slots, std::vector<TensorValue>* inputs) {
+    inputs->assign(item.num_inputs, TensorValue());
     for (int i = 0; i < item.num_inputs; ++i) {
-      OutputSlot& e = slots_[item.input_start + i];
-      if (!e.has_value) return errors::Internal(item.node->label(), ": input ", i, " was never produced");
+      OutputSlot& e = slots[i];
+      if (!e.has_value) {
+        if (item.is_merge || item.runs_when_dead) continue;
+        return errors::Internal(item.node->label(), ": input ", i, " was never produced");
+      }
       if (e.ref != nullptr) {
         if (item.input_is_ref[i]) {
           (*inputs)[i] = TensorValue{e.ref, e.ref_mu, e.ref_declared_shape};
@@ -260,38 +281,29 @@ class Executor::StepRun {
     return Status::OK();
   }
 
-  void Propagate(const NodeItem& item, const Status& s, OutputSlot* outputs, std::vector<int>* ready) {
+  // The node is done: pass its outputs (or its error, or its deadness) on.
+  void Finished(const Tagged& t, const Status& s, bool dead, OutputSlot* outputs, std::vector<Tagged>* ready) {
+    const NodeItem& item = exec_->items_[P::Id(t)];
     if (!s.ok()) {
       Abort(AttachNode(s, item.node->def()));
       return;
     }
     if (IsAborted()) return;
-    for (const auto& oe : item.out_edges) {
-      if (oe.dst_slot >= 0) {
-        OutputSlot& out = outputs[oe.src_output];
-        if (!out.has_value) {
-          Abort(errors::Internal(item.node->label(), ": kernel did not set output ", oe.src_output));
-          return;
-        }
-        if (oe.last_use) slots_[oe.dst_slot] = std::move(out);
-        else slots_[oe.dst_slot] = out;
-      }
+    Status p = prop_.Propagate(t, dead, outputs, ready);
+    if (!p.ok()) {
+      ready->clear();
+      Abort(p);
+      return;
     }
-    for (const auto& oe : item.out_edges) {
-      if (pending_[oe.dst].fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        ready->push_back(oe.dst);
-        if (ready_ns_) ready_ns_[oe.dst] = NowNanos();
-      }
+    if (ready_ns_ && !ready->empty()) {
+      const int64_t now = NowNanos();
+      for (const Tagged& r : *ready) ready_ns_[P::Id(r)] = now;
     }
-  }
-
-  void ClearInputs(const NodeItem& item) {
-    for (int i = 0; i < item.num_inputs; ++i) slots_[item.input_start + i] = OutputSlot();
   }
 
   // Puts newly ready nodes on this thread's list or the pool. Returns true if
   // the step is over (this object is gone).
-  bool NodeDone(const std::vector<int>& ready, std::vector<int>* inline_ready) {
+  bool NodeDone(const std::vector<Tagged>& ready, std::vector<Tagged>* inline_ready) {
     int n = static_cast<int>(ready.size());
     if (n == 0) {
       if (outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
@@ -305,22 +317,23 @@ class Executor::StepRun {
     return false;
   }
 
-  void Schedule(const std::vector<int>& ready, std::vector<int>* inline_ready) {
+  void Schedule(const std::vector<Tagged>& ready, std::vector<Tagged>* inline_ready) {
     ThreadPool* pool = exec_->options_.pool;
     bool kept_one = false;
-    for (int id : ready) {
-      const NodeItem& item = exec_->items_[id];
+    for (const Tagged& t : ready) {
+      const NodeItem& item = exec_->items_[P::Id(t)];
       // Keep cheap nodes, and the first expensive one, on this thread; hand
       // other expensive ones to the pool so they run in parallel (all of
-      // them on a thread that runs only cheap nodes).
-      if (pool != nullptr && item.expensive && (kept_one || t_cheap_only)) {
-        pool->Schedule([this, id] {
-          std::vector<int> list{id};
+      // them on a thread that runs only cheap nodes). A dead node does
+      // not run its kernel: it is cheap.
+      if (pool != nullptr && item.expensive && !prop_.IsDead(t) && (kept_one || t_cheap_only)) {
+        pool->Schedule([this, t] {
+          std::vector<Tagged> list{t};
           RunInline(&list);
         });
       } else {
         if (item.expensive) kept_one = true;
-        inline_ready->push_back(id);
+        inline_ready->push_back(t);
       }
     }
   }
@@ -370,13 +383,11 @@ class Executor::StepRun {
     done(s);
   }
 
-  friend class StepInFlight;
   const Executor* exec_;
   RunArgs args_;
   DoneCallback done_;
   StepState step_;
-  std::unique_ptr<OutputSlot[]> slots_;
-  std::unique_ptr<std::atomic<int>[]> pending_;
+  P prop_;
   std::unique_ptr<int64_t[]> ready_ns_;  // traced steps only: when each node became ready
   std::atomic<int> outstanding_{0};
   std::atomic<bool> aborted_{false};
@@ -385,7 +396,8 @@ class Executor::StepRun {
 };
 
 void Executor::RunAsync(const RunArgs& args, DoneCallback done) {
-  (new StepRun(this, args, std::move(done)))->Start();
+  if (needs_frames_) (new StepRunWith<FramePropagator>(this, args, std::move(done)))->Start();
+  else (new StepRunWith<SimplePropagator>(this, args, std::move(done)))->Start();
 }
 
 std::string StepInFlight::StillRunning(const std::vector<std::string>& running) {

@@ -1,9 +1,11 @@
 #include "runtime/partition.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "graph/attr_value_util.h"
+#include "graph/control_flow.h"
 #include "graph/device_name.h"
 #include "runtime/recv_scheduling.h"
 
@@ -38,10 +40,15 @@ class Partitioner {
       if (n->assigned_device().empty()) return errors::Internal(n->label(), " has no device; place the graph first");
       FLOWVM_RETURN_IF_ERROR(Parse(n->assigned_device()));
     }
+    has_control_flow_ = HasControlFlow(graph_);
+    if (has_control_flow_) FLOWVM_RETURN_IF_ERROR(BuildControlFlowInfo(graph_, &cf_));
     for (Node* n : graph_.nodes()) FLOWVM_RETURN_IF_ERROR(AddNode(n));
+    if (has_control_flow_) FLOWVM_RETURN_IF_ERROR(AddControlLoops());
     for (const auto& [key, consumers] : consumers_) out_->transfers.push_back(key + " (" + std::to_string(consumers) +
                                                                               (consumers == 1 ? " consumer)" : " consumers)"));
-    if (options_.schedule_recvs && !recvs_.empty()) {
+    // A Recv's scheduling edge could join frames that must stay apart; loops
+    // keep their Recvs as they are.
+    if (options_.schedule_recvs && !recvs_.empty() && !has_control_flow_) {
       FLOWVM_RETURN_IF_ERROR(ScheduleRecvs(graph_, options_.cost_model, parsed_, recvs_, &out_->graphs,
                                            &out_->scheduled));
     }
@@ -109,6 +116,7 @@ class Partitioner {
                     "_send_" + piece + "_to_" + ShortName(parsed_.at(src_device), parsed_.at(dst_device)),
                     "_recv_" + piece);
     recvs_.push_back({recv, dst_device, src, {consumer}});
+    if (has_control_flow_) recv_frames_.push_back(OutFrame(src));
     return recv;
   }
 
@@ -132,7 +140,132 @@ class Partitioner {
     std::string recv = AddTransfer(tensor, dummy->name(), DT_INT32, src_device, dst_device,
                                    "_send_ctrl_" + src->name() + "_to_" + to, "_recv_ctrl_" + src->name());
     recvs_.push_back({recv, dst_device, src, {consumer}});
+    if (has_control_flow_) recv_frames_.push_back(OutFrame(src));
     return recv;
+  }
+
+  // The frame of `n`'s outputs (graph/control_flow.h).
+  int OutFrame(const Node* n) const {
+    const int frame = cf_.frame_of[n->id()];
+    if (n->IsExit()) return cf_.frames[frame].parent;
+    if (n->IsEnter()) {
+      std::string name;
+      if (GetNodeAttr(n->def(), "frame_name", &name).ok())
+        for (size_t f = 1; f < cf_.frames.size(); ++f)
+          if (cf_.frames[f].name == name) return static_cast<int>(f);
+    }
+    return frame;
+  }
+
+  // A loop whose nodes are on several devices gets, on each of them, a
+  // control loop (paper 4.4): Enter -> Merge -> Switch -> Identity ->
+  // NextIteration, driven by the loop's LoopCond value (sent to the other
+  // devices every iteration). It starts and ends the frame's iterations
+  // there in step with the loop, so values sent inside the loop meet in the
+  // same frame and iteration everywhere, and each device sees the loop end
+  // without a coordinator. Every Recv inside the loop waits for its
+  // device's control loop, which puts it in the right frame and iteration.
+  Status AddControlLoops() {
+    const int num_frames = static_cast<int>(cf_.frames.size());
+    std::map<std::string, std::vector<bool>> present;  // device -> frames with nodes there (and their parents)
+    auto mark = [&](const std::string& device, int frame) {
+      auto& p = present[device];
+      p.resize(num_frames, false);
+      for (int f = frame; f > 0 && !p[f]; f = cf_.frames[f].parent) p[f] = true;
+    };
+    for (Node* n : graph_.nodes()) {
+      mark(n->assigned_device(), cf_.frame_of[n->id()]);
+      mark(n->assigned_device(), OutFrame(n));
+    }
+    for (size_t i = 0; i < recvs_.size(); ++i) mark(recvs_[i].device, recv_frames_[i]);
+    std::vector<int> devices_with(num_frames, 0);
+    for (auto& [device, frames] : present)
+      for (int f = 1; f < num_frames; ++f) devices_with[f] += frames[f] ? 1 : 0;
+    loop_cond_.assign(num_frames, nullptr);
+    for (Node* n : graph_.nodes()) {
+      if (!n->IsLoopCond()) continue;
+      const int f = cf_.frame_of[n->id()];
+      if (loop_cond_[f] != nullptr)
+        return errors::InvalidArgument(n->label(), ": frame '", cf_.frames[f].name, "' has a second LoopCond, '",
+                                       loop_cond_[f]->name(), "'");
+      loop_cond_[f] = n;
+    }
+    // Parents before children: a child's control loop is entered from its
+    // parent's.
+    for (int f = 1; f < num_frames; ++f) {
+      if (devices_with[f] < 2) continue;
+      for (auto& [device, frames] : present)
+        if (frames[f]) FLOWVM_RETURN_IF_ERROR(ControlLoop(f, device).status());
+    }
+    for (size_t i = 0; i < recvs_.size(); ++i) {
+      const int f = recv_frames_[i];
+      if (f == 0) continue;
+      auto loop = control_loops_.find({f, recvs_[i].device});
+      if (loop == control_loops_.end())
+        return errors::Internal("no control loop for frame '", cf_.frames[f].name, "' on ", recvs_[i].device);
+      FindNode(recvs_[i].device, recvs_[i].recv)->add_input("^" + loop->second.merge);
+    }
+    return Status::OK();
+  }
+
+  struct ControlLoopNames {
+    std::string merge;
+    std::string pivot;
+  };
+
+  StatusOr<ControlLoopNames> ControlLoop(int frame, const std::string& device) {
+    auto found = control_loops_.find({frame, device});
+    if (found != control_loops_.end()) return found->second;
+    const ControlFlowInfo::Frame& info = cf_.frames[frame];
+    const Node* cond = loop_cond_[frame];
+    if (cond == nullptr)
+      return errors::InvalidArgument("frame '", info.name, "' spans devices but has no LoopCond to drive it");
+    std::string prefix = "_loop" + std::to_string(frame) + "_";
+    for (char c : info.name) prefix += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+    prefix += "/";
+    std::string start;
+    if (info.parent == 0) {
+      NodeDef* c = NewNode(device);
+      c->set_name(prefix + "start");
+      c->set_op("Const");
+      c->set_device(device);
+      (*c->mutable_attr())["dtype"] = MakeAttrValue(DT_INT32);
+      (*c->mutable_attr())["value"] = MakeAttrValue(Tensor::Scalar<int32_t>(0));
+      start = c->name();
+    } else {
+      FLOWVM_ASSIGN_OR_RETURN(ControlLoopNames parent, ControlLoop(info.parent, device));
+      start = parent.pivot;
+    }
+    auto add = [&](const std::string& name, const std::string& op, std::vector<std::string> inputs) {
+      NodeDef* n = NewNode(device);
+      n->set_name(prefix + name);
+      n->set_op(op);
+      n->set_device(device);
+      for (auto& in : inputs) n->add_input(std::move(in));
+      if (op != "LoopCond") (*n->mutable_attr())["T"] = MakeAttrValue(DT_INT32);
+      return n;
+    };
+    NodeDef* enter = add("enter", "Enter", {start});
+    (*enter->mutable_attr())["frame_name"] = MakeAttrValue(info.name);
+    (*enter->mutable_attr())["is_constant"] = MakeAttrValue(false);
+    (*enter->mutable_attr())["parallel_iterations"] = MakeAttrValue(static_cast<int64_t>(info.parallel_iterations));
+    NodeDef* merge = add("merge", "Merge", {prefix + "enter", prefix + "next"});
+    (*merge->mutable_attr())["N"] = MakeAttrValue(int64_t{2});
+    std::string pred = cond->name();
+    if (cond->assigned_device() != device) pred = RecvForData(cond, 0, device, nullptr);  // in `frame`
+    add("switch", "Switch", {prefix + "merge", pred});
+    add("exit", "Exit", {prefix + "switch:0"});
+    add("pivot", "Identity", {prefix + "switch:1"});
+    add("next", "NextIteration", {prefix + "pivot"});
+    ControlLoopNames names{prefix + "merge", prefix + "pivot"};
+    control_loops_[{frame, device}] = names;
+    return names;
+  }
+
+  NodeDef* FindNode(const std::string& device, const std::string& name) {
+    for (NodeDef& n : *out_->graphs[device].mutable_node())
+      if (n.name() == name) return &n;
+    return nullptr;
   }
 
   Status AddNode(const Node* n) {
@@ -170,6 +303,12 @@ class Partitioner {
   std::map<std::pair<std::string, std::string>, int> recv_of_;  // (tensor, dst device) -> index in recvs_
   std::map<std::string, int> consumers_;                                // transfer line -> consumers
   std::vector<RecvInfo> recvs_;
+  // Loops (only if the graph has control flow).
+  bool has_control_flow_ = false;
+  ControlFlowInfo cf_;
+  std::vector<int> recv_frames_;                 // the frame of each of recvs_
+  std::vector<const Node*> loop_cond_;           // by frame
+  std::map<std::pair<int, std::string>, ControlLoopNames> control_loops_;  // (frame, device)
 };
 
 }  // namespace

@@ -12,12 +12,19 @@
 // ("a:1", or "^a" for a control edge), with the source device's
 // incarnation in every key (kernels/framework/rendezvous.h).
 //
+// Loops (paper 4.4): a loop whose nodes are on several devices gets a
+// control loop on each (named "_loop<N>_<frame>/..."), driven by the
+// loop's LoopCond value, and every Recv inside the loop waits for its
+// device's control loop, so each device runs the loop's iterations in step
+// and sees it end without a coordinator.
+//
 // Recv scheduling (paper 5.2): a _Recv that nothing needs until late in the
 // step would otherwise fire at its start and keep its tensor (and what its
 // consumers make of it) alive all step. With `schedule_recvs`, each _Recv
 // gets a control edge from the node of its partition that the static cost
 // estimate finishes just before the Recv's latest start (ALAP), chosen so
-// that no cycle, and so no deadlock, can arise.
+// that no cycle, and so no deadlock, can arise. (Not in graphs with control
+// flow: such an edge could join frames.)
 #ifndef FLOWVM_RUNTIME_PARTITION_H_
 #define FLOWVM_RUNTIME_PARTITION_H_
 

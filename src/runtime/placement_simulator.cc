@@ -47,7 +47,7 @@ Status SimulatePlacement(const Graph& graph, const std::vector<PlacementDevice>&
   using Ready = std::pair<double, int>;  // (inputs ready at, node id), earliest first
   std::priority_queue<Ready, std::vector<Ready>, std::greater<Ready>> ready;
   for (Node* n : graph.nodes()) {
-    pending[n->id()] = static_cast<int>(n->in_edges().size());
+    for (const Edge* e : n->in_edges()) pending[n->id()] += e->IsBackEdge() ? 0 : 1;
     follower[n->id()] = IsFollower(n, groups, group_of, group_size);
     if (pending[n->id()] == 0) ready.push({0.0, n->id()});
   }
@@ -136,7 +136,7 @@ Status SimulatePlacement(const Graph& graph, const std::vector<PlacementDevice>&
     ++placed;
     for (const Edge* e : n->out_edges()) {
       const int dst = e->dst()->id();
-      if (--pending[dst] == 0) {
+      if (!e->IsBackEdge() && --pending[dst] == 0) {
         double at = 0;
         for (const Edge* in : e->dst()->in_edges()) at = std::max(at, finish[in->src()->id()]);
         ready.push({at, dst});

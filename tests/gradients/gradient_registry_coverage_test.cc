@@ -32,6 +32,17 @@ const std::set<std::string>& NotDifferentiableStateful() {
   return *ops;
 }
 
+// Ops whose gradients are not written yet: the loop ops (a backward loop
+// that pops the forward values from stacks) and the reference forms of the
+// conditional ops. Differentiating through one is a NotFound error naming
+// its node. Entries leave this list as their gradients land.
+const std::set<std::string>& GradientsNotYetWritten() {
+  static const auto* ops = new std::set<std::string>{
+      "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "RefSwitch", "RefMerge",
+  };
+  return *ops;
+}
+
 // Whether an argument can be of a floating or complex type: its fixed type
 // (ref types count as their base), or any type its type attr allows (an attr
 // with no allowed list allows every type).
@@ -62,7 +73,7 @@ bool NeedsGradientDecision(const OpDef& def) {
 TEST(GradientRegistryCoverageTest, EveryDifferentiableOpHasAGradientOrNone) {
   std::vector<std::string> missing;
   for (const std::string& name : OpRegistry::Global()->ListOps()) {
-    if (NotDifferentiableStateful().count(name)) continue;
+    if (NotDifferentiableStateful().count(name) || GradientsNotYetWritten().count(name)) continue;
     const OpRegistrationData* data = OpRegistry::Global()->LookUpOrNull(name);
     ASSERT_NE(data, nullptr) << name;
     if (!NeedsGradientDecision(data->op_def)) continue;
@@ -80,7 +91,9 @@ TEST(GradientRegistryCoverageTest, EveryDifferentiableOpHasAGradientOrNone) {
 // Each allow-list entry is a registered op that the rule would catch, with
 // no gradient registered (else the entry is stale).
 TEST(GradientRegistryCoverageTest, AllowListIsNeeded) {
-  for (const std::string& name : NotDifferentiableStateful()) {
+  std::set<std::string> listed = NotDifferentiableStateful();
+  listed.insert(GradientsNotYetWritten().begin(), GradientsNotYetWritten().end());
+  for (const std::string& name : listed) {
     const OpRegistrationData* data = OpRegistry::Global()->LookUpOrNull(name);
     ASSERT_NE(data, nullptr) << name << " is not a registered op";
     EXPECT_TRUE(NeedsGradientDecision(data->op_def)) << name << " has no floating input or output";

@@ -207,6 +207,13 @@ class OpKernelContext {
   // The declared shape of the variable behind ref input i, or null.
   const PartialTensorShape* input_ref_declared_shape(int i) const { return inputs_[i].declared_shape; }
   bool input_is_ref(int i) const { return inputs_[i].is_ref(); }
+  // False for a Merge's inputs that have not arrived alive (a Merge sees
+  // only its first live input).
+  bool has_input(int i) const { return inputs_[i].tensor != nullptr; }
+  // A _Send runs even when its input is dead, to pass the deadness on
+  // (inside conditionals and loops); it then has no input value.
+  bool is_input_dead() const { return input_dead_; }
+  void set_input_dead(bool dead) { input_dead_ = dead; }
 
   // Allocates output i from the device's allocator; errors (out of memory)
   // are also set on the context.
@@ -235,6 +242,7 @@ class OpKernelContext {
   TensorValue* inputs_;
   OutputSlot* outputs_;
   FrameAndIter frame_iter_;
+  bool input_dead_ = false;
   Status status_;
 };
 

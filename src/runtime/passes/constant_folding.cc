@@ -27,7 +27,9 @@ bool HasRefType(const Node* n) {
 // Everything but the inputs: those decide the rest (see FoldConstants).
 bool CanFold(const Node* n, const std::unordered_set<std::string>& keep) {
   const std::string& op = n->op();
-  return !n->is_stateful() && n->num_outputs() > 0 && !HasRefType(n) && !keep.count(n->name()) && op != "Const" &&
+  // Control-flow ops give values their frame and deadness: folding one
+  // would move what follows it out of its loop or branch.
+  return !n->is_stateful() && !n->IsControlFlow() && n->num_outputs() > 0 && !HasRefType(n) && !keep.count(n->name()) && op != "Const" &&
          op != "_Arg" && op != "_Retval" && op != "_Send" && op != "_Recv" && op != "Placeholder" &&
          op != "PlaceholderWithDefault";
 }

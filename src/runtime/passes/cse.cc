@@ -63,7 +63,7 @@ bool AttrsEqual(const NodeDef& a, const NodeDef& b) {
 }
 
 bool IsMergeable(const Node* n) {
-  if (n->is_stateful()) return false;
+  if (n->is_stateful() || n->IsControlFlow()) return false;
   const std::string& op = n->op();
   if (op == "Placeholder" || op == "PlaceholderWithDefault" || op == "_Send" || op == "_Recv" || op == "_Arg" ||
       op == "_Retval")

@@ -22,13 +22,14 @@ inline void AddControlEdgeIfMissing(Graph* graph, Node* src, Node* dst) {
 
 // A topological order that prefers lower node ids (the order nodes were
 // added), so what a pass does, and reports, follows the graph as written.
-// Fails like Graph::TopologicalOrder on a cycle.
+// Back edges are left out, as in Graph::TopologicalOrder, which this
+// fails like on any other cycle.
 inline Status StableTopologicalOrder(const Graph& graph, std::vector<Node*>* order) {
   order->clear();
   std::vector<int> pending(graph.num_node_ids(), 0);
   std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
   for (Node* n : graph.nodes()) {
-    pending[n->id()] = static_cast<int>(n->in_edges().size());
+    for (const Edge* e : n->in_edges()) pending[n->id()] += e->IsBackEdge() ? 0 : 1;
     if (pending[n->id()] == 0) ready.push(n->id());
   }
   while (!ready.empty()) {
@@ -36,7 +37,7 @@ inline Status StableTopologicalOrder(const Graph& graph, std::vector<Node*>* ord
     ready.pop();
     order->push_back(n);
     for (const Edge* e : n->out_edges())
-      if (--pending[e->dst()->id()] == 0) ready.push(e->dst()->id());
+      if (!e->IsBackEdge() && --pending[e->dst()->id()] == 0) ready.push(e->dst()->id());
   }
   if (static_cast<int>(order->size()) == graph.num_nodes()) return Status::OK();
   return graph.TopologicalOrder(order);  // names a cycle

@@ -17,6 +17,12 @@ StatusOr<bool> RemoveIdentity(Graph* graph, Node* n) {
   Node* src = in->src();
   int port = in->src_output();
   if (IsRefType(src->output_type(port))) return false;
+  // A control edge from a Switch would fire in both branches, where one
+  // from the Identity on its output fires only in that output's branch (the
+  // pivot of a conditional).
+  if (src->IsSwitch())
+    for (const Edge* e : n->out_edges())
+      if (e->IsControlEdge()) return false;
   if (!n->requested_device().empty() && n->requested_device() != src->requested_device()) return false;
   // Data edges first, so a control edge is added only where no data edge
   // already orders the consumer after `src`.
