@@ -16,6 +16,7 @@ Status OpsCommand(const std::vector<std::string>& args);
 Status CheckpointCommand(const std::vector<std::string>& args);
 Status ServerCommand(const std::vector<std::string>& args);
 Status ClusterCommand(const std::vector<std::string>& args);
+Status RecordsCommand(const std::vector<std::string>& args);
 
 }  // namespace flowvm::cli
 

@@ -1,5 +1,5 @@
 // The `flowvm` command: run a graph (locally or on a cluster), inspect one,
-// list the ops, check a checkpoint, serve one task of a cluster, or start
+// list the ops, check a checkpoint or a record file, serve one task of a cluster, or start
 // and stop a local cluster.
 //
 // On success the exit status is 0. On any error, one line goes to stderr,
@@ -22,6 +22,7 @@ const char kUsage[] =
     "  flowvm inspect GRAPH.(pb|pbtxt) [--placement] [--cpu-devices N] [--soft-placement] [-v]\n"
     "  flowvm ops [OP...]\n"
     "  flowvm checkpoint PREFIX [-v]\n"
+    "  flowvm records FILE [--check] [-v]\n"
     "  flowvm server [--cluster CLUSTER.json --job NAME --task I] [--cpu-devices N] [--threads N]\n"
     "                (no flags: the task in TF_CONFIG)\n"
     "  flowvm cluster up [--ps N] [--workers N] [--dir DIR] [--cpu-devices N]\n"
@@ -49,6 +50,8 @@ int main(int argc, char** argv) {
     s = flowvm::cli::CheckpointCommand(args);
   } else if (command == "server") {
     s = flowvm::cli::ServerCommand(args);
+  } else if (command == "records") {
+    s = flowvm::cli::RecordsCommand(args);
   } else if (command == "cluster") {
     s = flowvm::cli::ClusterCommand(args);
   } else {

@@ -66,8 +66,12 @@ inline DataType MakeRefType(DataType dtype) {
 // Bytes per element; 0 for DT_STRING (variable length), DT_INVALID and the
 // types a Tensor cannot hold (resource, variant).
 size_t DataTypeSize(DataType dtype);
-// True for every type a Tensor can hold (all numeric types, bool, string).
+// True for every type a Tensor can hold: all numeric types, bool, string,
+// resource (flowvm/resource_handle.h) and variant (flowvm/variant.h).
 bool DataTypeIsStorable(DataType dtype);
+// The storable types whose values can be written out (protos, the wire,
+// checkpoints): all but resource and variant, which live in one process.
+bool DataTypeIsSerializable(DataType dtype);
 bool DataTypeIsFloating(DataType dtype);   // half, bfloat16, float, double
 bool DataTypeIsInteger(DataType dtype);    // signed and unsigned, not quantized
 bool DataTypeIsQuantized(DataType dtype);

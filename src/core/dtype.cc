@@ -127,6 +127,11 @@ size_t DataTypeSize(DataType dtype) {
 
 bool DataTypeIsStorable(DataType dtype) {
   DataType b = BaseType(dtype);
+  return b == DT_RESOURCE || b == DT_VARIANT || DataTypeIsSerializable(b);
+}
+
+bool DataTypeIsSerializable(DataType dtype) {
+  DataType b = BaseType(dtype);
   return b == DT_STRING || DataTypeSize(b) > 0;
 }
 

@@ -201,9 +201,12 @@ TEST(DataTypeTest, NamesSizesAndStorability) {
   EXPECT_EQ(DataTypeName(DT_INVALID), "invalid(0)");
   EXPECT_EQ(DataTypeName(static_cast<DataType>(77)), "invalid(77)");
   for (DataType d : {DT_INVALID, DT_RESOURCE, DT_VARIANT, static_cast<DataType>(77)}) {
-    EXPECT_FALSE(DataTypeIsStorable(d)) << DataTypeName(d);
+    EXPECT_FALSE(DataTypeIsSerializable(d)) << DataTypeName(d);
     EXPECT_EQ(DataTypeSize(d), 0u) << DataTypeName(d);
   }
+  EXPECT_FALSE(DataTypeIsStorable(DT_INVALID));
+  EXPECT_TRUE(DataTypeIsStorable(DT_RESOURCE));
+  EXPECT_TRUE(DataTypeIsStorable(DT_VARIANT));
 }
 
 TEST(DataTypeTest, FromNameAliasesAndErrors) {

@@ -9,17 +9,76 @@
 #include <vector>
 
 #include "core/memory_info.h"
+#include "flowvm/resource_handle.h"
+#include "flowvm/variant.h"
 
 namespace flowvm {
 
 namespace {
+
+// Element types that are objects rather than plain bytes.
+bool HasObjectElements(DataType dtype) {
+  const DataType b = BaseType(dtype);
+  return b == DT_STRING || b == DT_RESOURCE || b == DT_VARIANT;
+}
+
+size_t ElementBytes(DataType dtype) {
+  switch (BaseType(dtype)) {
+    case DT_STRING: return sizeof(std::string);
+    case DT_RESOURCE: return sizeof(ResourceHandle);
+    case DT_VARIANT: return sizeof(Variant);
+    default: return DataTypeSize(dtype);
+  }
+}
+
+template <typename T>
+void ConstructAll(void* data, int64_t n) {
+  auto* p = static_cast<T*>(data);
+  for (int64_t i = 0; i < n; ++i) new (p + i) T();
+}
+template <typename T>
+void DestroyAll(void* data, int64_t n) {
+  auto* p = static_cast<T*>(data);
+  for (int64_t i = 0; i < n; ++i) p[i].~T();
+}
+template <typename T>
+void CopyAll(const void* from, void* to, int64_t n) {
+  const auto* src = static_cast<const T*>(from);
+  auto* dst = static_cast<T*>(to);
+  for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
+}
+
+void ConstructElements(DataType dtype, void* data, int64_t n) {
+  switch (BaseType(dtype)) {
+    case DT_STRING: ConstructAll<std::string>(data, n); break;
+    case DT_RESOURCE: ConstructAll<ResourceHandle>(data, n); break;
+    case DT_VARIANT: ConstructAll<Variant>(data, n); break;
+    default: break;
+  }
+}
+void DestroyElements(DataType dtype, void* data, int64_t n) {
+  switch (BaseType(dtype)) {
+    case DT_STRING: DestroyAll<std::string>(data, n); break;
+    case DT_RESOURCE: DestroyAll<ResourceHandle>(data, n); break;
+    case DT_VARIANT: DestroyAll<Variant>(data, n); break;
+    default: break;
+  }
+}
+void CopyElements(DataType dtype, const void* from, void* to, int64_t n) {
+  switch (BaseType(dtype)) {
+    case DT_STRING: CopyAll<std::string>(from, to, n); break;
+    case DT_RESOURCE: CopyAll<ResourceHandle>(from, to, n); break;
+    case DT_VARIANT: CopyAll<Variant>(from, to, n); break;
+    default: std::memcpy(to, from, static_cast<size_t>(n) * DataTypeSize(dtype)); break;
+  }
+}
 
 // One allocation: this header in the first kAlignment bytes, the elements
 // after it, so a tensor costs a single malloc.
 class InlineBuffer final : public TensorBuffer {
  public:
   static InlineBuffer* New(Allocator* allocator, DataType dtype, int64_t n) {
-    size_t elem = BaseType(dtype) == DT_STRING ? sizeof(std::string) : DataTypeSize(dtype);
+    size_t elem = ElementBytes(dtype);
     // Refuse sizes whose byte count would wrap around: n may be up to 2^62.
     if (n < 0 || static_cast<size_t>(n) > (SIZE_MAX - 2 * Tensor::kAlignment) / elem) return nullptr;
     size_t bytes = elem * static_cast<size_t>(n);
@@ -29,10 +88,7 @@ class InlineBuffer final : public TensorBuffer {
     if (mem == nullptr) return nullptr;
     char* data = static_cast<char*>(mem) + Tensor::kAlignment;
     auto* buf = new (mem) InlineBuffer(data, bytes, dtype, n, capacity, allocator);
-    if (BaseType(dtype) == DT_STRING) {
-      auto* s = reinterpret_cast<std::string*>(data);
-      for (int64_t i = 0; i < n; ++i) new (s + i) std::string();
-    }
+    ConstructElements(dtype, data, n);
     return buf;
   }
 
@@ -40,10 +96,7 @@ class InlineBuffer final : public TensorBuffer {
   InlineBuffer(void* data, size_t bytes, DataType dtype, int64_t n, size_t capacity, Allocator* allocator)
       : TensorBuffer(data, bytes), dtype_(dtype), n_(n), capacity_(capacity), allocator_(allocator) {}
   void Destroy() const override {
-    if (BaseType(dtype_) == DT_STRING) {
-      auto* s = static_cast<std::string*>(data());
-      for (int64_t i = 0; i < n_; ++i) s[i].~basic_string();
-    }
+    DestroyElements(dtype_, data(), n_);
     const size_t capacity = capacity_;
     Allocator* allocator = allocator_;
     this->~InlineBuffer();
@@ -68,7 +121,7 @@ StatusOr<Tensor> Tensor::Allocate(Allocator* allocator, DataType dtype, const Te
   InlineBuffer* buf = InlineBuffer::New(allocator, dtype, shape.num_elements());
   if (buf == nullptr)
     return errors::ResourceExhausted("out of memory allocating a ", DataTypeName(dtype), " tensor of shape ",
-                                     shape.DebugString(), " (", shape.num_elements() * DataTypeSize(dtype),
+                                     shape.DebugString(), " (", shape.num_elements() * ElementBytes(dtype),
                                      " bytes) on ", allocator->Name(), "; the machine has ", AvailableMemoryBytes(),
                                      " bytes available");
   return Tensor(BaseType(dtype), shape, buf, static_cast<char*>(buf->data()));
@@ -126,8 +179,7 @@ Tensor::~Tensor() {
 }
 
 size_t Tensor::TotalBytes() const {
-  size_t elem = dtype_ == DT_STRING ? sizeof(std::string) : DataTypeSize(dtype_);
-  return elem * static_cast<size_t>(NumElements());
+  return ElementBytes(dtype_) * static_cast<size_t>(NumElements());
 }
 
 StatusOr<Tensor> Tensor::Reshape(const TensorShape& shape) const {
@@ -147,7 +199,7 @@ StatusOr<Tensor> Tensor::Slice(int64_t start, int64_t limit) const {
   Tensor t(*this);
   t.shape_.set_dim(0, limit - start);
   int64_t row_elems = rows == 0 ? 0 : NumElements() / rows;
-  size_t elem = dtype_ == DT_STRING ? sizeof(std::string) : DataTypeSize(dtype_);
+  size_t elem = ElementBytes(dtype_);
   if (t.data_) t.data_ += static_cast<size_t>(start * row_elems) * elem;
   return t;
 }
@@ -164,11 +216,7 @@ Tensor Tensor::DeepCopy() const {
 StatusOr<Tensor> Tensor::DeepCopy(Allocator* allocator) const {
   if (!IsInitialized()) return Tensor();
   FLOWVM_ASSIGN_OR_RETURN(Tensor t, Allocate(allocator, dtype_, shape_));
-  if (dtype_ == DT_STRING) {
-    for (int64_t i = 0; i < NumElements(); ++i) t.data<std::string>()[i] = data<std::string>()[i];
-  } else if (TotalBytes() > 0) {
-    std::memcpy(t.data_, data_, TotalBytes());
-  }
+  if (HasObjectElements(dtype_) || TotalBytes() > 0) CopyElements(dtype_, data_, t.data_, NumElements());
   return t;
 }
 

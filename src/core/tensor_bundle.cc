@@ -133,7 +133,7 @@ Status BundleWriter::Add(const std::string& name, const Tensor& t) {
   if (name.empty()) return errors::InvalidArgument("checkpoint ", Quote(prefix_), ": a tensor name is empty");
   if (entries_.count(name))
     return errors::InvalidArgument("checkpoint ", Quote(prefix_), ": tensor ", Quote(name), " is added twice");
-  if (!t.IsInitialized() || !DataTypeIsStorable(t.dtype()) || IsRefType(t.dtype()))
+  if (!t.IsInitialized() || !DataTypeIsSerializable(t.dtype()) || IsRefType(t.dtype()))
     return errors::InvalidArgument("checkpoint ", Quote(prefix_), ": tensor ", Quote(name),
                                    t.IsInitialized() ? " has unsupported dtype " + DataTypeName(t.dtype())
                                                      : std::string(" is uninitialized"));
@@ -295,7 +295,7 @@ class IndexParser {
     if (e->name.empty()) return Corrupt(where + " (empty tensor name)");
     const std::string tensor = " for tensor " + Quote(e->name);
     // Range-check before the cast: DataType has no values past a few hundred.
-    if (dtype > 1000 || IsRefType(static_cast<DataType>(dtype)) || !DataTypeIsStorable(static_cast<DataType>(dtype)))
+    if (dtype > 1000 || IsRefType(static_cast<DataType>(dtype)) || !DataTypeIsSerializable(static_cast<DataType>(dtype)))
       return Corrupt("has unknown dtype " + std::to_string(dtype) + tensor);
     e->dtype = static_cast<DataType>(dtype);
     if (rank > static_cast<uint32_t>(TensorShape::kMaxRank)) return Corrupt("has rank " + std::to_string(rank) + tensor);

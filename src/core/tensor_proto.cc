@@ -62,7 +62,7 @@ Status FillComplex(const Field& field, int64_t n, C* out, const char* name) {
 
 StatusOr<Tensor> Tensor::FromProto(const TensorProto& proto) {
   DataType dtype = proto.dtype();
-  if (IsRefType(dtype) || !DataTypeIsStorable(dtype))
+  if (IsRefType(dtype) || !DataTypeIsSerializable(dtype))
     return errors::InvalidArgument("TensorProto has dtype ", DataTypeName(dtype), ", which a tensor cannot hold");
   FLOWVM_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromProto(proto.tensor_shape()));
   int64_t n = shape.num_elements();

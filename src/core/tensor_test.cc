@@ -8,6 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include "flowvm/resource_handle.h"
+#include "flowvm/variant.h"
+
 namespace flowvm {
 namespace {
 
@@ -38,8 +41,37 @@ TEST(TensorTest, AllocatesAlignedBuffersOfEveryType) {
   }
 }
 
+// Resource handles and variants are objects in the buffer: constructed,
+// copied element by element by DeepCopy, shared by copies, destroyed with
+// the last reference.
+TEST(TensorTest, HoldsResourceHandlesAndVariants) {
+  Tensor h(DT_RESOURCE, TensorShape({2}));
+  h.flat<ResourceHandle>()[1].name = "q";
+  h.flat<ResourceHandle>()[1].type_name = "FIFOQueue";
+  Tensor copy = h.DeepCopy();
+  h.flat<ResourceHandle>()[1].name = "changed";
+  EXPECT_EQ(copy.flat<ResourceHandle>()[1].name, "q");
+  EXPECT_EQ(copy.flat<ResourceHandle>()[0].name, "");
+  EXPECT_NE(copy.flat<ResourceHandle>()[1].DebugString().find("FIFOQueue 'q'"), std::string::npos);
+
+  auto value = std::make_shared<int>(7);
+  {
+    Tensor v(DT_VARIANT, TensorShape({}));
+    v.scalar<Variant>() = Variant::Of(value, "int");
+    Tensor shared = v;
+    EXPECT_EQ(*shared.scalar<Variant>().get<int>(), 7);
+    EXPECT_EQ(shared.scalar<Variant>().get<float>(), nullptr);
+    EXPECT_EQ(shared.scalar<Variant>().TypeName(), "int");
+    EXPECT_EQ(value.use_count(), 2);
+  }
+  EXPECT_EQ(value.use_count(), 1);  // the tensor's element was destroyed
+  EXPECT_TRUE(DataTypeIsStorable(DT_RESOURCE));
+  EXPECT_FALSE(DataTypeIsSerializable(DT_RESOURCE));
+  EXPECT_FALSE(DataTypeIsSerializable(DT_VARIANT));
+}
+
 TEST(TensorTest, AllocateRejectsBadTypesAndHugeShapes) {
-  for (DataType d : {DT_INVALID, DT_RESOURCE, DT_VARIANT}) {
+  for (DataType d : {DT_INVALID, static_cast<DataType>(77)}) {
     StatusOr<Tensor> t = Tensor::Allocate(d, TensorShape({2}));
     ASSERT_FALSE(t.ok());
     EXPECT_EQ(t.status().code(), Code::kInvalidArgument) << t.status();

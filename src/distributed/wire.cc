@@ -95,7 +95,7 @@ Status DecodeStrings(const char* p, uint64_t size, const std::string& what, Tens
 // numeric encoding must have (numeric_bytes; 0 for strings).
 Status CheckMeta(const TensorMeta& meta, const std::string& what, TensorShape* shape, uint64_t* numeric_bytes) {
   const DataType dtype = meta.dtype();
-  if (!DataType_IsValid(dtype) || !DataTypeIsStorable(dtype) || IsRefType(dtype))
+  if (!DataType_IsValid(dtype) || !DataTypeIsSerializable(dtype) || IsRefType(dtype))
     return errors::InvalidArgument(what, ": data type ", static_cast<int>(dtype), " cannot travel as a tensor");
   auto parsed = TensorShape::FromProto(meta.shape());
   if (!parsed.ok()) return parsed.status().WithContext(what);

@@ -262,6 +262,11 @@ void SetAttrValue(const std::vector<std::string>& v, AttrValue* out) {
   for (const auto& x : v) l->add_s(x);
 }
 
+void SetAttrValue(const std::vector<PartialTensorShape>& v, AttrValue* out) {
+  auto* l = out->mutable_list();
+  for (const auto& x : v) x.AsProto(l->add_shape());
+}
+
 bool AttrValuesEqual(const AttrValue& a, const AttrValue& b) {
   return google::protobuf::util::MessageDifferencer::Equals(a, b);
 }

@@ -44,6 +44,7 @@ void SetAttrValue(const Tensor& v, AttrValue* out);
 void SetAttrValue(const std::vector<int64_t>& v, AttrValue* out);
 void SetAttrValue(const std::vector<DataType>& v, AttrValue* out);
 void SetAttrValue(const std::vector<std::string>& v, AttrValue* out);
+void SetAttrValue(const std::vector<PartialTensorShape>& v, AttrValue* out);
 
 template <typename T>
 AttrValue MakeAttrValue(const T& v) {

@@ -160,10 +160,14 @@ Status PlaceGraph(Graph* graph, const std::vector<PlacementDevice>& devices, con
     }
     for (int i = 0; i < n->num_inputs(); ++i) {
       const Edge* e = n->input_edge(i);
-      if (e == nullptr || !IsRefType(n->input_type(i))) continue;
+      // A reference or a resource handle names state on its producer's
+      // device: the op that uses it runs there.
+      const bool is_resource = n->input_type(i) == DT_RESOURCE;
+      if (e == nullptr || (!IsRefType(n->input_type(i)) && !is_resource)) continue;
       uf.Union(n->id(), e->src()->id());
       if (colocated_with[n->id()].empty())
-        colocated_with[n->id()] = "colocated with " + e->src()->name() + " (reference input)";
+        colocated_with[n->id()] = "colocated with " + e->src()->name() +
+                                  (is_resource ? " (resource input)" : " (reference input)");
     }
   }
 

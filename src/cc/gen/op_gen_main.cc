@@ -67,6 +67,7 @@ std::string AttrCppType(const std::string& type) {
   if (type == "list(int)") return "const std::vector<int64_t>&";
   if (type == "list(type)") return "const std::vector<DataType>&";
   if (type == "list(string)") return "const std::vector<std::string>&";
+  if (type == "list(shape)") return "const std::vector<PartialTensorShape>&";
   return "";
 }
 

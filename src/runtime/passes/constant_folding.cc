@@ -136,7 +136,7 @@ Status FoldComponent(Graph* graph, const std::vector<Node*>& members, const std:
   for (size_t i = 0; i < outputs.size(); ++i) {
     auto [m, port] = outputs[i];
     const Tensor& value = (*values)[i];
-    if (!DataTypeIsStorable(value.dtype()) || FoldedBytes(value) > max_bytes) continue;
+    if (!DataTypeIsSerializable(value.dtype()) || FoldedBytes(value) > max_bytes) continue;
     NodeDef c;
     c.set_name(UniqueNodeName(*graph, m->name() + "/_folded_" + std::to_string(port)));
     c.set_op("Const");

@@ -1,0 +1,136 @@
+// Queues (paper 4.6) with TensorFlow's op names, attrs and semantics, in
+// both forms TensorFlow graphs contain: the reference form (FIFOQueue,
+// QueueEnqueue, ...: the handle is a Ref(string) holding [container, name])
+// and the resource form (FIFOQueueV2, QueueEnqueueV2, ...: a resource
+// handle). All are stateful: two dequeues are two elements, never one
+// common subexpression. Kernels: kernels/data_flow/.
+#include "graph/op_registry.h"
+#include "graph/shape_inference.h"
+
+namespace flowvm {
+
+namespace {
+
+Status RefHandleShape(InferenceContext* c) {
+  c->set_output(0, PartialTensorShape({2}));
+  return Status::OK();
+}
+
+// Components of a dequeued element: the queue's shapes are not known here.
+Status DequeueShape(InferenceContext* c) { return UnknownShape(c); }
+
+Status ScalarOutput(InferenceContext* c) {
+  c->set_output(0, PartialTensorShape(std::initializer_list<int64_t>{}));
+  return Status::OK();
+}
+
+}  // namespace
+
+#define FLOWVM_QUEUE_CREATOR(NAME, HANDLE, SHAPE_FN, DOC)  \
+  REGISTER_OP(NAME)                                          \
+      .Output("handle: " HANDLE)                             \
+      .Attr("component_types: list(type) >= 1")              \
+      .Attr("shapes: list(shape) >= 0 = []")                 \
+      .Attr("capacity: int = -1")                            \
+      .Attr("container: string = ''")                        \
+      .Attr("shared_name: string = ''")                      \
+      .SetIsStateful()                                       \
+      .SetShapeFn(SHAPE_FN)                                  \
+      .Doc(DOC)
+
+FLOWVM_QUEUE_CREATOR("FIFOQueue", "Ref(string)", RefHandleShape,
+                     "A queue that produces elements in first-in first-out order.");
+FLOWVM_QUEUE_CREATOR("FIFOQueueV2", "resource", ScalarOutput,
+                     "A queue that produces elements in first-in first-out order.");
+FLOWVM_QUEUE_CREATOR("PaddingFIFOQueue", "Ref(string)", RefHandleShape,
+                     "A FIFOQueue whose dequeue_many pads variable-sized components to the batch's largest.");
+FLOWVM_QUEUE_CREATOR("PaddingFIFOQueueV2", "resource", ScalarOutput,
+                     "A FIFOQueue whose dequeue_many pads variable-sized components to the batch's largest.");
+#undef FLOWVM_QUEUE_CREATOR
+
+#define FLOWVM_RANDOM_SHUFFLE_QUEUE(NAME, HANDLE, SHAPE_FN) \
+  REGISTER_OP(NAME)                                          \
+      .Output("handle: " HANDLE)                             \
+      .Attr("component_types: list(type) >= 1")              \
+      .Attr("shapes: list(shape) >= 0 = []")                 \
+      .Attr("capacity: int = -1")                            \
+      .Attr("min_after_dequeue: int = 0")                    \
+      .Attr("seed: int = 0")                                 \
+      .Attr("seed2: int = 0")                                \
+      .Attr("container: string = ''")                        \
+      .Attr("shared_name: string = ''")                      \
+      .SetIsStateful()                                       \
+      .SetShapeFn(SHAPE_FN)                                  \
+      .Doc("A queue that randomizes the order of elements; keeps min_after_dequeue while open.")
+
+FLOWVM_RANDOM_SHUFFLE_QUEUE("RandomShuffleQueue", "Ref(string)", RefHandleShape);
+FLOWVM_RANDOM_SHUFFLE_QUEUE("RandomShuffleQueueV2", "resource", ScalarOutput);
+#undef FLOWVM_RANDOM_SHUFFLE_QUEUE
+
+#define FLOWVM_QUEUE_OPS(SUFFIX, HANDLE)                                                                  \
+  REGISTER_OP("QueueEnqueue" SUFFIX)                                                                       \
+      .Input("handle: " HANDLE)                                                                            \
+      .Input("components: Tcomponents")                                                                    \
+      .Attr("Tcomponents: list(type) >= 1")                                                                \
+      .Attr("timeout_ms: int = -1")                                                                        \
+      .SetIsStateful()                                                                                     \
+      .SetShapeFn(UnknownShape)                                                                            \
+      .Doc("Enqueues one element; waits (holding no thread) while the queue is full.");                   \
+  REGISTER_OP("QueueEnqueueMany" SUFFIX)                                                                   \
+      .Input("handle: " HANDLE)                                                                            \
+      .Input("components: Tcomponents")                                                                    \
+      .Attr("Tcomponents: list(type) >= 1")                                                                \
+      .Attr("timeout_ms: int = -1")                                                                        \
+      .SetIsStateful()                                                                                     \
+      .SetShapeFn(UnknownShape)                                                                            \
+      .Doc("Enqueues the elements of a batch (dimension 0 of every component).");                         \
+  REGISTER_OP("QueueDequeue" SUFFIX)                                                                       \
+      .Input("handle: " HANDLE)                                                                            \
+      .Output("components: component_types")                                                               \
+      .Attr("component_types: list(type) >= 1")                                                            \
+      .Attr("timeout_ms: int = -1")                                                                        \
+      .SetIsStateful()                                                                                     \
+      .SetShapeFn(DequeueShape)                                                                            \
+      .Doc("Dequeues one element; waits (holding no thread) while the queue is empty.");                  \
+  REGISTER_OP("QueueDequeueMany" SUFFIX)                                                                   \
+      .Input("handle: " HANDLE)                                                                            \
+      .Input("n: int32")                                                                                   \
+      .Output("components: component_types")                                                               \
+      .Attr("component_types: list(type) >= 1")                                                            \
+      .Attr("timeout_ms: int = -1")                                                                        \
+      .SetIsStateful()                                                                                     \
+      .SetShapeFn(DequeueShape)                                                                            \
+      .Doc("Dequeues n elements as one batch; OutOfRange if the queue closes with fewer.");               \
+  REGISTER_OP("QueueDequeueUpTo" SUFFIX)                                                                   \
+      .Input("handle: " HANDLE)                                                                            \
+      .Input("n: int32")                                                                                   \
+      .Output("components: component_types")                                                               \
+      .Attr("component_types: list(type) >= 1")                                                            \
+      .Attr("timeout_ms: int = -1")                                                                        \
+      .SetIsStateful()                                                                                     \
+      .SetShapeFn(DequeueShape)                                                                            \
+      .Doc("Dequeues n elements as one batch, or what is left (at least one) once the queue is closed."); \
+  REGISTER_OP("QueueClose" SUFFIX)                                                                         \
+      .Input("handle: " HANDLE)                                                                            \
+      .Attr("cancel_pending_enqueues: bool = false")                                                       \
+      .SetIsStateful()                                                                                     \
+      .SetShapeFn(UnknownShape)                                                                            \
+      .Doc("Closes the queue: no more enqueues; waiting dequeues get what is left, then OutOfRange.");     \
+  REGISTER_OP("QueueSize" SUFFIX)                                                                          \
+      .Input("handle: " HANDLE)                                                                            \
+      .Output("size: int32")                                                                               \
+      .SetIsStateful()                                                                                     \
+      .SetShapeFn(ScalarOutput)                                                                            \
+      .Doc("The number of elements in the queue.");                                                       \
+  REGISTER_OP("QueueIsClosed" SUFFIX)                                                                      \
+      .Input("handle: " HANDLE)                                                                            \
+      .Output("is_closed: bool")                                                                           \
+      .SetIsStateful()                                                                                     \
+      .SetShapeFn(ScalarOutput)                                                                            \
+      .Doc("Whether the queue is closed.")
+
+FLOWVM_QUEUE_OPS("", "Ref(string)");
+FLOWVM_QUEUE_OPS("V2", "resource");
+#undef FLOWVM_QUEUE_OPS
+
+}  // namespace flowvm
