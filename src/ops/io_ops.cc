@@ -72,3 +72,89 @@ REGISTER_OP("ReadFile")
     .Doc("Reads and outputs the entire contents of the input filename.");
 
 }  // namespace flowvm
+
+namespace flowvm {
+
+namespace {
+
+Status ReaderHandleShape(InferenceContext* c) {
+  c->set_output(0, PartialTensorShape(std::initializer_list<int64_t>{}));
+  return Status::OK();
+}
+
+Status ScalarKeyValue(InferenceContext* c) {
+  c->set_output(0, PartialTensorShape(std::initializer_list<int64_t>{}));
+  c->set_output(1, PartialTensorShape(std::initializer_list<int64_t>{}));
+  return Status::OK();
+}
+
+Status VectorKeysValues(InferenceContext* c) {
+  c->set_output(0, PartialTensorShape({-1}));
+  c->set_output(1, PartialTensorShape({-1}));
+  return Status::OK();
+}
+
+}  // namespace
+
+// Readers (paper 4.5): resources that turn the files named by a queue of
+// file names into records. Kernels: kernels/io/reader_ops.cc.
+REGISTER_OP("TFRecordReaderV2")
+    .Output("reader_handle: resource")
+    .Attr("container: string = ''")
+    .Attr("shared_name: string = ''")
+    .Attr("compression_type: string = ''")
+    .SetIsStateful()
+    .SetShapeFn(ReaderHandleShape)
+    .Doc("A reader that outputs the records of TFRecord files.");
+
+REGISTER_OP("WholeFileReaderV2")
+    .Output("reader_handle: resource")
+    .Attr("container: string = ''")
+    .Attr("shared_name: string = ''")
+    .SetIsStateful()
+    .SetShapeFn(ReaderHandleShape)
+    .Doc("A reader that outputs each file whole: the key is its name, the value its contents.");
+
+REGISTER_OP("TextLineReaderV2")
+    .Output("reader_handle: resource")
+    .Attr("skip_header_lines: int = 0")
+    .Attr("container: string = ''")
+    .Attr("shared_name: string = ''")
+    .SetIsStateful()
+    .SetShapeFn(ReaderHandleShape)
+    .Doc("A reader that outputs the lines of files (without the newline).");
+
+REGISTER_OP("ReaderReadV2")
+    .Input("reader_handle: resource")
+    .Input("queue_handle: resource")
+    .Output("key: string")
+    .Output("value: string")
+    .SetIsStateful()
+    .SetShapeFn(ScalarKeyValue)
+    .Doc("The next record: takes the next file name from the queue when the current file is done (waiting "
+         "without a thread); OutOfRange once the queue is closed and empty.");
+
+REGISTER_OP("ReaderReadUpToV2")
+    .Input("reader_handle: resource")
+    .Input("queue_handle: resource")
+    .Input("num_records: int64")
+    .Output("keys: string")
+    .Output("values: string")
+    .SetIsStateful()
+    .SetShapeFn(VectorKeysValues)
+    .Doc("Up to num_records records; fewer only when the queue of file names is closed and exhausted.");
+
+REGISTER_OP("ReaderNumRecordsProducedV2")
+    .Input("reader_handle: resource")
+    .Output("records_produced: int64")
+    .SetIsStateful()
+    .SetShapeFn(ReaderHandleShape)
+    .Doc("How many records the reader has produced.");
+
+REGISTER_OP("ReaderResetV2")
+    .Input("reader_handle: resource")
+    .SetIsStateful()
+    .SetShapeFn(UnknownShape)
+    .Doc("Restores the reader to its initial state.");
+
+}  // namespace flowvm
