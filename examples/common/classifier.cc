@@ -52,11 +52,18 @@ std::unique_ptr<Optimizer> MakeOptimizer(const ModelOptions& options) {
 }
 
 Status BuildMlp(int64_t inputs, const std::vector<int64_t>& hidden, int classes, const ModelOptions& options,
-                Classifier* m) {
-  m->images = ops::Placeholder(m->root.WithOpName("images"), DT_FLOAT,
-                               ops::Placeholder::Shape(PartialTensorShape({-1, inputs})));
-  m->labels = ops::Placeholder(m->root.WithOpName("labels"), DT_INT32,
-                               ops::Placeholder::Shape(PartialTensorShape({-1})));
+                Classifier* m, const InputDefaults* defaults) {
+  if (defaults != nullptr) {
+    m->images = ops::PlaceholderWithDefault(m->root.WithOpName("images"), defaults->images,
+                                            PartialTensorShape({-1, inputs}));
+    m->labels = ops::PlaceholderWithDefault(m->root.WithOpName("labels"), defaults->labels, PartialTensorShape({-1}));
+    m->inputs_have_defaults = true;
+  } else {
+    m->images = ops::Placeholder(m->root.WithOpName("images"), DT_FLOAT,
+                                 ops::Placeholder::Shape(PartialTensorShape({-1, inputs})));
+    m->labels = ops::Placeholder(m->root.WithOpName("labels"), DT_INT32,
+                                 ops::Placeholder::Shape(PartialTensorShape({-1})));
+  }
   Output x = m->images;
   int64_t width = inputs;
   for (size_t i = 0; i < hidden.size(); ++i) {
@@ -142,6 +149,10 @@ StatusOr<TrainResult> Train(Classifier& m, const Dataset& train, const Dataset& 
   if (restored) result.resumed_from_step = step;
 
   FLOWVM_ASSIGN_OR_RETURN(BatchIterator batches, BatchIterator::Create(train, options.batch_size, options.data_seed));
+  // An input pipeline's threads run beside training; the first error of any
+  // of them ends the run.
+  Coordinator coord;
+  for (QueueRunner* r : options.queue_runners) FLOWVM_RETURN_IF_ERROR(r->Start(&session, &coord));
   std::unique_ptr<ProgressBar> bar;
   if (options.progress) bar = std::make_unique<ProgressBar>(options.steps);
   auto start = std::chrono::steady_clock::now();
@@ -150,9 +161,17 @@ StatusOr<TrainResult> Train(Classifier& m, const Dataset& train, const Dataset& 
   int64_t loss_count = 0;
   bool saved_last = false;
   while (step < options.steps) {
-    FLOWVM_ASSIGN_OR_RETURN(Dataset batch, batches.Batch(step));
-    FLOWVM_RETURN_IF_ERROR(session.Run({{m.images, batch.images}, {m.labels, batch.labels}}, {m.loss, m.correct},
-                                       {m.train}, &out));
+    if (m.inputs_have_defaults) {
+      Status s = session.Run({}, {m.loss, m.correct}, {m.train}, &out);
+      if (!s.ok()) {
+        coord.ReportStatus(s);
+        return coord.Join();
+      }
+    } else {
+      FLOWVM_ASSIGN_OR_RETURN(Dataset batch, batches.Batch(step));
+      FLOWVM_RETURN_IF_ERROR(session.Run({{m.images, batch.images}, {m.labels, batch.labels}}, {m.loss, m.correct},
+                                         {m.train}, &out));
+    }
     ++step;
     examples += options.batch_size;
     double loss = out[0].scalar<float>();
@@ -170,6 +189,7 @@ StatusOr<TrainResult> Train(Classifier& m, const Dataset& train, const Dataset& 
     }
   }
   if (bar) bar->Finish();
+  FLOWVM_RETURN_IF_ERROR(coord.Join());
   if (!options.checkpoint_dir.empty() && !saved_last)
     FLOWVM_RETURN_IF_ERROR(saver.Save(session, options.checkpoint_dir, step).status());
   result.steps = step;

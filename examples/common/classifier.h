@@ -13,6 +13,7 @@
 #include "common/datasets.h"
 #include "flowvm/cc/client_session.h"
 #include "flowvm/cc/ops.h"
+#include "flowvm/cc/queue_runner.h"
 #include "flowvm/cc/training.h"
 
 namespace flowvm::examples {
@@ -24,6 +25,15 @@ struct Classifier {
   Output logits, loss, correct;  // loss: mean cross-entropy; correct: number right (int32)
   Variable global_step;          // int64, incremented by `train`
   Operation train;
+  // images and labels default to tensors of the graph (an input pipeline's
+  // batches): training runs without feeds; evaluation feeds them.
+  bool inputs_have_defaults = false;
+};
+
+// Where a classifier's inputs come from when nothing is fed.
+struct InputDefaults {
+  Output images;
+  Output labels;
 };
 
 enum class OptimizerKind { kSgd, kMomentum, kAdam, kAdagrad, kRMSProp };
@@ -40,8 +50,9 @@ std::unique_ptr<Optimizer> MakeOptimizer(const ModelOptions& options);
 
 // A fully connected network: inputs -> hidden (ReLU each) -> classes.
 // `images` is fed as [batch, inputs].
+// With `defaults`, images and labels are PlaceholderWithDefault of them.
 Status BuildMlp(int64_t inputs, const std::vector<int64_t>& hidden, int classes, const ModelOptions& options,
-                Classifier* model);
+                Classifier* model, const InputDefaults* defaults = nullptr);
 
 // conv5x5xC1 -> ReLU -> maxpool 2 -> conv5x5xC2 -> ReLU -> maxpool 2 -> fc F -> ReLU -> fc classes,
 // NHWC; `images` is fed as [batch, height, width, 1].
@@ -59,6 +70,9 @@ struct TrainOptions {
   double save_every_secs = 0;
   int keep_checkpoints = 3;
   bool progress = true;        // progress bar on stderr
+  // Started after the variables are initialized, stopped before the test
+  // (an input pipeline's; see record_pipeline.h). Not owned.
+  std::vector<QueueRunner*> queue_runners;
 };
 
 struct TrainResult {
