@@ -134,3 +134,30 @@ FLOWVM_QUEUE_OPS("V2", "resource");
 #undef FLOWVM_QUEUE_OPS
 
 }  // namespace flowvm
+
+namespace flowvm {
+
+// Mutexes (TensorFlow's MutexV2 family): exclusive sections of a graph.
+REGISTER_OP("MutexV2")
+    .Output("resource: resource")
+    .Attr("container: string = ''")
+    .Attr("shared_name: string = ''")
+    .SetIsStateful()
+    .SetShapeFn(ScalarShape)
+    .Doc("A mutex, in a container of its device's resource manager.");
+
+REGISTER_OP("MutexLock")
+    .Input("mutex: resource")
+    .Output("mutex_lock: variant")
+    .SetIsStateful()
+    .SetShapeFn(ScalarShape)
+    .Doc("Locks the mutex, waiting (without a thread) for its turn; the lock is held until the last copy of "
+         "mutex_lock is gone.");
+
+REGISTER_OP("ConsumeMutexLock")
+    .Input("mutex_lock: variant")
+    .SetIsStateful()
+    .SetShapeFn(UnknownShape)
+    .Doc("Consumes a lock from MutexLock: the mutex is released when this op is done with it.");
+
+}  // namespace flowvm

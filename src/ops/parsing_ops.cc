@@ -1,5 +1,6 @@
 // Decoding ops of input pipelines (paper 4.5), with TensorFlow's names and
 // semantics: DecodeRaw, DecodeCSV, ParseTensor, SerializeTensor.
+#include "graph/gradient_registry.h"
 #include "graph/op_registry.h"
 #include "graph/shape_inference.h"
 
@@ -47,6 +48,10 @@ REGISTER_OP("DecodeCSV")
     .SetShapeFn(DecodeCSVShape)
     .Doc("Splits CSV records into columns, one tensor per column; an empty field takes its record_defaults value "
          "(an empty default makes the column required).");
+
+// Parsing text has no gradient (its record_defaults are not what the
+// outputs are computed from).
+REGISTER_NO_GRADIENT("DecodeCSV");
 
 REGISTER_OP("ParseTensor")
     .Input("serialized: string")

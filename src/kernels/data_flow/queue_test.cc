@@ -1,5 +1,5 @@
-// Queues through sessions (both op forms), and the queue itself under many
-// producers and consumers racing with close, cancellation and deadlines.
+// Queues through sessions (both op forms). The races of many producers and
+// consumers are in runtime/queue_concurrency_test.cc (run under TSan).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -249,83 +249,6 @@ TEST(QueueTest, BlockedDequeuesHoldNoThread) {
   for (const Tensor& t : out) got.push_back(t.scalar<float>());
   std::sort(got.begin(), got.end());
   EXPECT_EQ(got, values);
-}
-
-// Many producers and consumers on one queue, racing with cancellations,
-// timeouts and a close: every element that an enqueue reported as done is
-// dequeued exactly once, and every call returns.
-TEST(QueueStressTest, EveryElementArrivesExactlyOnce) {
-  for (int round = 0; round < 3; ++round) {
-    auto queue = std::make_shared<FIFOQueue>("stress", /*capacity=*/8, DataTypeVector{DT_INT64},
-                                             std::vector<PartialTensorShape>{PartialTensorShape(std::initializer_list<int64_t>{})});
-    constexpr int kProducers = 4, kConsumers = 4, kPerProducer = 1000;
-    std::mutex mu;
-    std::set<int64_t> enqueued, dequeued;
-    int duplicates = 0;
-    std::atomic<int> calls_open{0};
-    auto enqueue = [&](int64_t v, CancellationManager* cm, int64_t timeout) {
-      std::promise<Status> p;
-      ++calls_open;
-      queue->TryEnqueue({Tensor::Scalar<int64_t>(v)}, cm, timeout, [&, v](const Status& s) {
-        if (s.ok()) {
-          std::lock_guard<std::mutex> lock(mu);
-          enqueued.insert(v);
-        }
-        --calls_open;
-        p.set_value(s);
-      });
-      return p.get_future().get();
-    };
-    auto take = [&](const QueueBase::Tuple& t) {
-      std::lock_guard<std::mutex> lock(mu);
-      for (int64_t i = 0; i < t[0].NumElements(); ++i)
-        if (!dequeued.insert(t[0].flat<int64_t>()[i]).second) ++duplicates;
-    };
-    std::vector<std::thread> threads;
-    for (int p = 0; p < kProducers; ++p) {
-      threads.emplace_back([&, p] {
-        std::mt19937 rng(round * 100 + p);
-        for (int i = 0; i < kPerProducer; ++i) {
-          CancellationManager cm;
-          std::thread canceller;
-          if (rng() % 10 == 0) canceller = std::thread([&cm] { cm.StartCancel(); });
-          enqueue(p * 100000 + i, &cm, rng() % 7 == 0 ? 1 : 0);
-          if (canceller.joinable()) canceller.join();
-        }
-      });
-    }
-    std::atomic<bool> closed{false};
-    for (int c = 0; c < kConsumers; ++c) {
-      threads.emplace_back([&, c] {
-        std::mt19937 rng(round * 100 + 50 + c);
-        for (;;) {
-          CancellationManager cm;
-          std::thread canceller;
-          if (rng() % 10 == 0) canceller = std::thread([&cm] { cm.StartCancel(); });
-          std::promise<Status> p;
-          ++calls_open;
-          auto cb = [&](const Status& s, QueueBase::Tuple t) {
-            if (s.ok()) take(t);
-            --calls_open;
-            p.set_value(s);
-          };
-          if (rng() % 2 == 0) queue->TryDequeue(&cm, rng() % 5 == 0 ? 1 : 0, cb);
-          else queue->TryDequeueMany(1 + rng() % 5, rng() % 2 == 0, &cm, rng() % 5 == 0 ? 1 : 0, cb);
-          Status s = p.get_future().get();
-          if (canceller.joinable()) canceller.join();
-          if (s.code() == Code::kOutOfRange && closed) break;
-        }
-      });
-    }
-    for (int p = 0; p < kProducers; ++p) threads[p].join();
-    closed = true;
-    queue->Close(false);
-    for (size_t t = kProducers; t < threads.size(); ++t) threads[t].join();
-    EXPECT_EQ(duplicates, 0);
-    EXPECT_EQ(queue->Size(), 0);
-    EXPECT_EQ(dequeued, enqueued) << "round " << round;
-    EXPECT_EQ(calls_open.load(), 0);
-  }
 }
 
 }  // namespace

@@ -1,0 +1,200 @@
+// Cond and WhileLoop in the C++ API: values, nesting, tensors captured from
+// outside, another device, gradients through Cond, and errors.
+#include "flowvm/cc/control_flow.h"
+
+#include <gtest/gtest.h>
+
+#include "flowvm/cc/client_session.h"
+#include "flowvm/cc/gradients.h"
+#include "flowvm/cc/ops.h"
+#include "flowvm/cc/training.h"
+#include "util/op_test_util.h"
+
+namespace flowvm {
+namespace {
+
+using testing::ExpectTensorNear;
+
+// i = 0, acc = 0; while i < n: acc += x * i; i += 1
+struct SumLoop {
+  Scope root = Scope::NewRootScope();
+  Output n, x, i_out, acc_out;
+  Status status;
+
+  explicit SumLoop(int parallel = 10, const std::string& body_device = "") {
+    n = ops::Placeholder(root.WithOpName("n"), DT_INT32);
+    x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+    std::vector<Output> out;
+    status = WhileLoop(
+        root, {ops::Const(root, 0), ops::Const(root, 0.0f)},
+        [&](const Scope& s, const std::vector<Output>& v, Output* c) {
+          *c = ops::Less(s, v[0], n);
+          return s.status();
+        },
+        [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
+          Scope b = body_device.empty() ? s : s.WithDevice(body_device);
+          next->push_back(ops::Add(b, v[0], 1));
+          next->push_back(ops::Add(b, v[1], ops::Mul(b, x, ops::Cast(b, v[0], DT_FLOAT))));
+          return b.status();
+        },
+        &out, parallel);
+    if (status.ok()) {
+      i_out = out[0];
+      acc_out = out[1];
+    }
+  }
+};
+
+TEST(ControlFlowBuildersTest, WhileLoopWithCapturedTensors) {
+  for (int parallel : {1, 10}) {
+    SumLoop loop(parallel);
+    FLOWVM_ASSERT_OK(loop.status);
+    ClientSession session(loop.root);
+    std::vector<Tensor> out;
+    for (int n : {0, 1, 10, 100}) {
+      FLOWVM_ASSERT_OK(session.Run({{loop.n, Tensor::Scalar<int32_t>(n)}, {loop.x, Tensor::Scalar<float>(0.5f)}},
+                                   {loop.i_out, loop.acc_out}, &out));
+      EXPECT_EQ(out[0].scalar<int32_t>(), n);
+      EXPECT_FLOAT_EQ(out[1].scalar<float>(), 0.5f * n * (n - 1) / 2);
+    }
+  }
+}
+
+TEST(ControlFlowBuildersTest, WhileLoopWithItsBodyOnAnotherDevice) {
+  SumLoop loop(10, "/device:CPU:1");
+  FLOWVM_ASSERT_OK(loop.status);
+  SessionOptions options;
+  options.cpu_devices = 2;
+  ClientSession session(loop.root, options);
+  std::vector<Tensor> out;
+  FLOWVM_ASSERT_OK(session.Run({{loop.n, Tensor::Scalar<int32_t>(50)}, {loop.x, Tensor::Scalar<float>(1.0f)}},
+                               {loop.acc_out}, &out));
+  EXPECT_FLOAT_EQ(out[0].scalar<float>(), 49 * 50 / 2);
+}
+
+TEST(ControlFlowBuildersTest, NestedLoops) {
+  // total = sum over i < 4 of (sum over j < i of j)
+  Scope root = Scope::NewRootScope();
+  std::vector<Output> out;
+  FLOWVM_ASSERT_OK(WhileLoop(
+      root, {ops::Const(root, 0), ops::Const(root, 0)},
+      [](const Scope& s, const std::vector<Output>& v, Output* c) {
+        *c = ops::Less(s, v[0], 4);
+        return s.status();
+      },
+      [](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
+        std::vector<Output> inner;
+        Output i = v[0];
+        FLOWVM_RETURN_IF_ERROR(WhileLoop(
+            s, {ops::Const(s, 0), ops::Const(s, 0)},
+            [&](const Scope& s2, const std::vector<Output>& w, Output* c) {
+              *c = ops::Less(s2, w[0], i);  // i comes from the outer loop
+              return s2.status();
+            },
+            [](const Scope& s2, const std::vector<Output>& w, std::vector<Output>* n2) {
+              n2->push_back(ops::Add(s2, w[0], 1));
+              n2->push_back(ops::Add(s2, w[1], w[0]));
+              return s2.status();
+            },
+            &inner));
+        next->push_back(ops::Add(s, v[0], 1));
+        next->push_back(ops::Add(s, v[1], inner[1]));
+        return s.status();
+      },
+      &out));
+  ClientSession session(root);
+  std::vector<Tensor> values;
+  FLOWVM_ASSERT_OK(session.Run({out[1]}, &values));
+  EXPECT_EQ(values[0].scalar<int32_t>(), 0 + 0 + 1 + 3);
+}
+
+TEST(ControlFlowBuildersTest, CondRunsOnlyTheTakenBranch) {
+  Scope root = Scope::NewRootScope();
+  auto pred = ops::Placeholder(root.WithOpName("pred"), DT_BOOL);
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  auto counter = Variable(root.WithOpName("counter"), {}, DT_FLOAT, init::Zeros());
+  std::vector<Output> out;
+  FLOWVM_ASSERT_OK(Cond(
+      root, pred,
+      [&](const Scope& s, std::vector<Output>* o) {
+        o->push_back(ops::Mul(s, x, x));
+        o->push_back(x);  // a tensor from outside, as is
+        return s.status();
+      },
+      [&](const Scope& s, std::vector<Output>* o) {
+        // Counts how often the else branch runs.
+        auto bumped = ops::AssignAdd(s, counter, 1.0f);
+        o->push_back(ops::Mul(s, ops::Mul(s, x, 3.0f), ops::Sign(s, ops::Add(s, bumped, 1.0f))));
+        o->push_back(ops::Neg(s, x));
+        return s.status();
+      },
+      &out));
+  ClientSession session(root);
+  std::vector<Tensor> v;
+  FLOWVM_ASSERT_OK(session.Run({}, {}, {GlobalVariablesInitializer(root)}, nullptr));
+  FLOWVM_ASSERT_OK(session.Run({{pred, Tensor::Scalar<bool>(true)}, {x, Tensor::Scalar<float>(4)}}, out, &v));
+  EXPECT_EQ(v[0].scalar<float>(), 16);
+  EXPECT_EQ(v[1].scalar<float>(), 4);
+  FLOWVM_ASSERT_OK(session.Run({{pred, Tensor::Scalar<bool>(false)}, {x, Tensor::Scalar<float>(4)}}, out, &v));
+  EXPECT_EQ(v[0].scalar<float>(), 12);
+  EXPECT_EQ(v[1].scalar<float>(), -4);
+  FLOWVM_ASSERT_OK(session.Run({Output(counter)}, &v));
+  EXPECT_EQ(v[0].scalar<float>(), 1);  // the else branch ran once
+}
+
+TEST(ControlFlowBuildersTest, GradientsThroughCond) {
+  Scope root = Scope::NewRootScope();
+  auto pred = ops::Placeholder(root.WithOpName("pred"), DT_BOOL);
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  std::vector<Output> y;
+  FLOWVM_ASSERT_OK(Cond(
+      root, pred,
+      [&](const Scope& s, std::vector<Output>* o) {
+        o->push_back(ops::Mul(s, x, x));
+        return s.status();
+      },
+      [&](const Scope& s, std::vector<Output>* o) {
+        o->push_back(ops::Mul(s, x, 3.0f));
+        return s.status();
+      },
+      &y));
+  std::vector<Output> dx;
+  FLOWVM_ASSERT_OK(AddSymbolicGradients(root, {ops::Add(root, y[0], x)}, {x}, &dx));
+  ClientSession session(root);
+  std::vector<Tensor> v;
+  FLOWVM_ASSERT_OK(session.Run({{pred, Tensor::Scalar<bool>(true)}, {x, Tensor::Scalar<float>(5)}}, dx, &v));
+  EXPECT_FLOAT_EQ(v[0].scalar<float>(), 2 * 5 + 1);
+  FLOWVM_ASSERT_OK(session.Run({{pred, Tensor::Scalar<bool>(false)}, {x, Tensor::Scalar<float>(5)}}, dx, &v));
+  EXPECT_FLOAT_EQ(v[0].scalar<float>(), 3 + 1);
+}
+
+TEST(ControlFlowBuildersTest, ErrorsAreReturnedAndRecorded) {
+  Scope root = Scope::NewRootScope();
+  std::vector<Output> out;
+  Status s = WhileLoop(
+      root, {ops::Const(root, 0)},
+      [](const Scope& sc, const std::vector<Output>& v, Output* c) {
+        *c = ops::Less(sc, v[0], 3);
+        return sc.status();
+      },
+      [](const Scope& sc, const std::vector<Output>& v, std::vector<Output>* next) {
+        next->push_back(v[0]);
+        next->push_back(v[0]);
+        return sc.status();
+      },
+      &out);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("2 values for 1 loop variables"), std::string::npos) << s;
+  EXPECT_FALSE(root.ok());
+
+  Scope root2 = Scope::NewRootScope();
+  auto p = ops::Placeholder(root2, DT_BOOL);
+  s = Cond(
+      root2, p, [&](const Scope& sc, std::vector<Output>* o) { o->push_back(ops::Const(sc, 1)); return sc.status(); },
+      [&](const Scope& sc, std::vector<Output>* o) { o->push_back(ops::Const(sc, 1.0f)); return sc.status(); }, &out);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("int32 in the then branch and float"), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace flowvm

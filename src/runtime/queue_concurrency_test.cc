@@ -1,0 +1,175 @@
+// Queues under concurrency, in the runtime's test binary so that the TSan
+// stage runs them: many producers and consumers racing with close,
+// cancellations and timeouts on the queue itself, and the same through
+// concurrent steps of one session with deadlines.
+#include <atomic>
+#include <future>
+#include <random>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "flowvm/session.h"
+#include "graph/attr_value_util.h"
+#include "kernels/data_flow/fifo_queue.h"
+#include "util/op_test_util.h"
+
+namespace flowvm {
+namespace {
+
+// Many producers and consumers on one queue, racing with cancellations,
+// timeouts and a close: every element that an enqueue reported as done is
+// dequeued exactly once, and every call returns.
+TEST(QueueStressTest, EveryElementArrivesExactlyOnce) {
+  for (int round = 0; round < 3; ++round) {
+    auto queue = std::make_shared<FIFOQueue>("stress", /*capacity=*/8, DataTypeVector{DT_INT64},
+                                             std::vector<PartialTensorShape>{PartialTensorShape(std::initializer_list<int64_t>{})});
+    constexpr int kProducers = 4, kConsumers = 4, kPerProducer = 1000;
+    std::mutex mu;
+    std::set<int64_t> enqueued, dequeued;
+    int duplicates = 0;
+    std::atomic<int> calls_open{0};
+    auto enqueue = [&](int64_t v, CancellationManager* cm, int64_t timeout) {
+      std::promise<Status> p;
+      ++calls_open;
+      queue->TryEnqueue({Tensor::Scalar<int64_t>(v)}, cm, timeout, [&, v](const Status& s) {
+        if (s.ok()) {
+          std::lock_guard<std::mutex> lock(mu);
+          enqueued.insert(v);
+        }
+        --calls_open;
+        p.set_value(s);
+      });
+      return p.get_future().get();
+    };
+    auto take = [&](const QueueBase::Tuple& t) {
+      std::lock_guard<std::mutex> lock(mu);
+      for (int64_t i = 0; i < t[0].NumElements(); ++i)
+        if (!dequeued.insert(t[0].flat<int64_t>()[i]).second) ++duplicates;
+    };
+    std::vector<std::thread> threads;
+    for (int p = 0; p < kProducers; ++p) {
+      threads.emplace_back([&, p] {
+        std::mt19937 rng(round * 100 + p);
+        for (int i = 0; i < kPerProducer; ++i) {
+          CancellationManager cm;
+          std::thread canceller;
+          if (rng() % 10 == 0) canceller = std::thread([&cm] { cm.StartCancel(); });
+          enqueue(p * 100000 + i, &cm, rng() % 7 == 0 ? 1 : 0);
+          if (canceller.joinable()) canceller.join();
+        }
+      });
+    }
+    std::atomic<bool> closed{false};
+    for (int c = 0; c < kConsumers; ++c) {
+      threads.emplace_back([&, c] {
+        std::mt19937 rng(round * 100 + 50 + c);
+        for (;;) {
+          CancellationManager cm;
+          std::thread canceller;
+          if (rng() % 10 == 0) canceller = std::thread([&cm] { cm.StartCancel(); });
+          std::promise<Status> p;
+          ++calls_open;
+          auto cb = [&](const Status& s, QueueBase::Tuple t) {
+            if (s.ok()) take(t);
+            --calls_open;
+            p.set_value(s);
+          };
+          if (rng() % 2 == 0) queue->TryDequeue(&cm, rng() % 5 == 0 ? 1 : 0, cb);
+          else queue->TryDequeueMany(1 + rng() % 5, rng() % 2 == 0, &cm, rng() % 5 == 0 ? 1 : 0, cb);
+          Status s = p.get_future().get();
+          if (canceller.joinable()) canceller.join();
+          if (s.code() == Code::kOutOfRange && closed) break;
+        }
+      });
+    }
+    for (int p = 0; p < kProducers; ++p) threads[p].join();
+    closed = true;
+    queue->Close(false);
+    for (size_t t = kProducers; t < threads.size(); ++t) threads[t].join();
+    EXPECT_EQ(duplicates, 0);
+    EXPECT_EQ(queue->Size(), 0);
+    EXPECT_EQ(dequeued, enqueued) << "round " << round;
+    EXPECT_EQ(calls_open.load(), 0);
+  }
+}
+
+// Producer and consumer steps of one session on a small queue, with
+// deadlines cutting some of them short: every element a producer step
+// delivered is taken by exactly one consumer step, or is still in the
+// queue at the end.
+TEST(QueueStressTest, ConcurrentStepsWithDeadlinesLoseNothing) {
+  GraphDef g;
+  g.mutable_versions()->set_producer(1205);
+  auto types = MakeAttrValue(DataTypeVector{DT_INT64});
+  auto add = [&](const std::string& name, const std::string& op, std::vector<std::string> inputs,
+                 std::map<std::string, AttrValue> attrs) {
+    testing::TestNode n(name, op);
+    for (auto& in : inputs) n.Input(in);
+    NodeDef def = n;
+    for (auto& [k, v] : attrs) (*def.mutable_attr())[k] = v;
+    *g.add_node() = def;
+  };
+  add("q", "FIFOQueueV2", {}, {{"component_types", types}, {"capacity", MakeAttrValue(int64_t{4})}});
+  *g.add_node() = testing::PlaceholderNode("x", DT_INT64, PartialTensorShape(std::initializer_list<int64_t>{}));
+  add("put", "QueueEnqueueV2", {"q", "x"}, {{"Tcomponents", types}});
+  add("get", "QueueDequeueV2", {"q"}, {{"component_types", types}});
+  add("size", "QueueSizeV2", {"q"}, {});
+  add("drain", "QueueDequeueUpToV2", {"q", "n"}, {{"component_types", types}});
+  *g.add_node() = testing::PlaceholderNode("n", DT_INT32, PartialTensorShape(std::initializer_list<int64_t>{}));
+  auto created = Session::Create(SessionOptions(), g);
+  ASSERT_TRUE(created.ok()) << created.status();
+  Session* session = created->get();
+  std::mutex mu;
+  std::set<int64_t> put, got;
+  int duplicates = 0;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937 rng(t);
+      for (int i = 0; i < 150; ++i) {
+        const int64_t v = t * 1000 + i;
+        RunOptions options;
+        if (rng() % 4 == 0) options.set_timeout_in_ms(1 + rng() % 3);
+        Status s = session->Run(options, {{"x", Tensor::Scalar<int64_t>(v)}}, {}, {"put"}, nullptr, nullptr);
+        if (s.ok()) {
+          std::lock_guard<std::mutex> lock(mu);
+          put.insert(v);
+        } else {
+          EXPECT_EQ(s.code(), Code::kDeadlineExceeded) << s;
+        }
+      }
+    });
+    threads.emplace_back([&, t] {
+      std::mt19937 rng(100 + t);
+      for (int i = 0; i < 150; ++i) {
+        RunOptions options;
+        options.set_timeout_in_ms(rng() % 4 == 0 ? 1 + rng() % 3 : 200);
+        std::vector<Tensor> out;
+        Status s = session->Run(options, {}, {"get"}, {}, &out, nullptr);
+        if (s.ok()) {
+          std::lock_guard<std::mutex> lock(mu);
+          if (!got.insert(out[0].scalar<int64_t>()).second) ++duplicates;
+        } else {
+          EXPECT_EQ(s.code(), Code::kDeadlineExceeded) << s;
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::vector<Tensor> out;
+  ASSERT_TRUE(session->Run({{"n", Tensor::Scalar<int32_t>(1000)}}, {"size"}, {}, &out).ok());
+  const int left = out[0].scalar<int32_t>();
+  if (left > 0) {
+    Status s = session->Run({{"n", Tensor::Scalar<int32_t>(left)}}, {"drain"}, {}, &out);
+    ASSERT_TRUE(s.ok()) << s;
+    for (int64_t i = 0; i < out[0].NumElements(); ++i)
+      if (!got.insert(out[0].flat<int64_t>()[i]).second) ++duplicates;
+  }
+  EXPECT_EQ(duplicates, 0);
+  EXPECT_EQ(got, put);
+}
+
+}  // namespace
+}  // namespace flowvm
