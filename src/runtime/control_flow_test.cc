@@ -9,11 +9,13 @@
 
 #include <gtest/gtest.h>
 
+#include "flowvm/graph_io.h"
 #include "graph/shape_inference.h"
 #include "kernels/framework/cancellation.h"
 #include "kernels/framework/kernel_registry.h"
 #include "runtime/control_flow_test_util.h"
 #include "runtime/runtime_test_util.h"
+#include "util/test_paths.h"
 
 namespace flowvm {
 
@@ -272,6 +274,39 @@ TEST(ControlFlowTest, AValueThatSkipsEnterIsRefusedNamingBothFrames) {
   auto s = Session::Create(SessionOptions(), GraphOf(nodes));
   ASSERT_FALSE(s.ok());
   EXPECT_TRUE(HasError(s.status(), Code::kInvalidArgument, {"acc_plus", "different frames", "loop", "outside"}));
+}
+
+}  // namespace
+}  // namespace flowvm
+
+namespace flowvm {
+namespace {
+
+using namespace runtime_testing;  // NOLINT
+
+// A while loop in the form TensorFlow 1.x exports it (tests/data/graphs/
+// README.md), run unmodified: the counter and a tensor that doubles in
+// size each iteration, also with the loop's body on a second device.
+TEST(ControlFlowTest, ATensorFlowExportedWhileLoopRunsUnmodified) {
+  auto def = ReadGraphDefFile(testing::SourcePath("tests/data/graphs/tf1_while_loop.pbtxt"));
+  ASSERT_TRUE(def.ok()) << def.status();
+  for (int devices : {1, 2}) {
+    GraphDef g = *def;
+    if (devices == 2)
+      for (auto& n : *g.mutable_node())
+        if (n.name() == "while/concat" || n.name() == "while/add") n.set_device(kCpu1);
+    SessionOptions options;
+    options.cpu_devices = devices;
+    auto session = NewSessionOrDie(g, options);
+    ASSERT_NE(session, nullptr);
+    for (int n : {0, 3}) {
+      std::vector<Tensor> out;
+      FLOWVM_ASSERT_OK(session->Run({{"n", Tensor::Scalar<int32_t>(n)}}, {"while/Exit", "while/Exit_1"}, {}, &out));
+      EXPECT_EQ(out[0].scalar<int32_t>(), n);
+      EXPECT_EQ(out[1].shape(), TensorShape({2 << n, 2}));
+      for (float v : out[1].flat<float>()) ASSERT_EQ(v, 1.0f);
+    }
+  }
 }
 
 }  // namespace

@@ -96,9 +96,11 @@ TEST(QueueStressTest, EveryElementArrivesExactlyOnce) {
 }
 
 // Producer and consumer steps of one session on a small queue, with
-// deadlines cutting some of them short: every element a producer step
-// delivered is taken by exactly one consumer step, or is still in the
-// queue at the end.
+// deadlines cutting some of them short. No element is taken twice or comes
+// from nowhere. An element is lost only with a step that took it and then
+// failed (its deadline passed after the dequeue ran, before the step ended:
+// the element went with the failed step, as any of its effects would); a
+// waiting dequeue cut short by its deadline takes nothing.
 TEST(QueueStressTest, ConcurrentStepsWithDeadlinesLoseNothing) {
   GraphDef g;
   g.mutable_versions()->set_producer(1205);
@@ -122,8 +124,8 @@ TEST(QueueStressTest, ConcurrentStepsWithDeadlinesLoseNothing) {
   ASSERT_TRUE(created.ok()) << created.status();
   Session* session = created->get();
   std::mutex mu;
-  std::set<int64_t> put, got;
-  int duplicates = 0;
+  std::set<int64_t> put, put_maybe, got;
+  int duplicates = 0, failed_gets = 0;
   std::vector<std::thread> threads;
   for (int t = 0; t < 3; ++t) {
     threads.emplace_back([&, t] {
@@ -133,11 +135,12 @@ TEST(QueueStressTest, ConcurrentStepsWithDeadlinesLoseNothing) {
         RunOptions options;
         if (rng() % 4 == 0) options.set_timeout_in_ms(1 + rng() % 3);
         Status s = session->Run(options, {{"x", Tensor::Scalar<int64_t>(v)}}, {}, {"put"}, nullptr, nullptr);
+        std::lock_guard<std::mutex> lock(mu);
         if (s.ok()) {
-          std::lock_guard<std::mutex> lock(mu);
           put.insert(v);
         } else {
           EXPECT_EQ(s.code(), Code::kDeadlineExceeded) << s;
+          put_maybe.insert(v);  // the enqueue may have run before the deadline ended the step
         }
       }
     });
@@ -148,11 +151,12 @@ TEST(QueueStressTest, ConcurrentStepsWithDeadlinesLoseNothing) {
         options.set_timeout_in_ms(rng() % 4 == 0 ? 1 + rng() % 3 : 200);
         std::vector<Tensor> out;
         Status s = session->Run(options, {}, {"get"}, {}, &out, nullptr);
+        std::lock_guard<std::mutex> lock(mu);
         if (s.ok()) {
-          std::lock_guard<std::mutex> lock(mu);
           if (!got.insert(out[0].scalar<int64_t>()).second) ++duplicates;
         } else {
           EXPECT_EQ(s.code(), Code::kDeadlineExceeded) << s;
+          ++failed_gets;
         }
       }
     });
@@ -168,7 +172,10 @@ TEST(QueueStressTest, ConcurrentStepsWithDeadlinesLoseNothing) {
       if (!got.insert(out[0].flat<int64_t>()[i]).second) ++duplicates;
   }
   EXPECT_EQ(duplicates, 0);
-  EXPECT_EQ(got, put);
+  int missing = 0;
+  for (int64_t v : put) missing += got.count(v) ? 0 : 1;
+  EXPECT_LE(missing, failed_gets);
+  for (int64_t v : got) EXPECT_TRUE(put.count(v) || put_maybe.count(v)) << v << " came from nowhere";
 }
 
 }  // namespace

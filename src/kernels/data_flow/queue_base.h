@@ -12,7 +12,9 @@
 // once fewer elements remain than they need (DequeueUpTo then takes what is
 // left), and, with cancel_pending_enqueues, the waiting enqueues with
 // Cancelled. A cancelled step (an error elsewhere, a deadline) ends its
-// attempts with the step's reason.
+// waiting attempts with the step's reason. An attempt that has completed
+// belongs to its step: if that step fails afterwards, what it dequeued goes
+// with it, as any other effect of a failed step would.
 //
 // Completion callbacks never run under the queue's lock, and the executor
 // continues a completed kernel on its own threads, never on the stack of
