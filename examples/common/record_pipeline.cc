@@ -71,7 +71,7 @@ Status BuildRecordPipeline(const Scope& root, const std::vector<std::string>& fi
   out->runners.push_back(std::make_unique<QueueRunner>("input/file_names", std::vector<Operation>{enqueue_names.operation},
                                                        close_names.operation, cancel_names.operation));
   out->runners.push_back(std::make_unique<QueueRunner>(
-      "input/examples", std::vector<Operation>{enqueue_examples.operation, enqueue_examples.operation},
+      "input/examples", std::vector<Operation>{enqueue_examples.operation},
       close_examples.operation, cancel_examples.operation));
   return Status::OK();
 }
