@@ -6,6 +6,7 @@
 #include "distributed/distributed_test_util.h"
 #include "flowvm/session.h"
 #include "runtime/control_flow_test_util.h"
+#include "graph/attr_value_util.h"
 #include "runtime/runtime_test_util.h"
 
 namespace flowvm {
@@ -75,6 +76,60 @@ TEST(ClusterControlFlowTest, ACondBranchOnAnotherTask) {
     EXPECT_EQ(RunScalar(session.get(), {{"pred", Tensor::Scalar<bool>(true)}}, "merge"), 14);
     EXPECT_EQ(RunScalar(session.get(), {{"pred", Tensor::Scalar<bool>(false)}}, "merge"), 107);
   }
+}
+
+}  // namespace
+}  // namespace flowvm
+
+namespace flowvm {
+namespace {
+
+// A queue on /job:ps filled by steps whose data comes from one worker and
+// drained by steps of another client session, through the cluster; a
+// dequeue waiting on the empty queue holds no thread and is ended by its
+// deadline.
+TEST(ClusterControlFlowTest, AQueueOnThePsServesEveryTask) {
+  LocalCluster cluster({{"ps", 1}, {"worker", 2}});
+  ASSERT_TRUE(cluster.StartAll());
+  constexpr char kPs[] = "/job:ps/replica:0/task:0/device:CPU:0";
+  constexpr char kW0[] = "/job:worker/replica:0/task:0/device:CPU:0";
+  constexpr char kW1[] = "/job:worker/replica:0/task:1/device:CPU:0";
+  auto types = MakeAttrValue(DataTypeVector{DT_FLOAT});
+  auto node = [&](const std::string& name, const std::string& op, std::vector<std::string> inputs,
+                  std::map<std::string, AttrValue> attrs, const std::string& device) {
+    TestNode n(name, op);
+    for (auto& in : inputs) n.Input(in);
+    NodeDef def = n;
+    for (auto& [k, v] : attrs) (*def.mutable_attr())[k] = v;
+    def.set_device(device);
+    return def;
+  };
+  GraphDef g = GraphOf({node("q", "FIFOQueueV2", {}, {{"component_types", types}, {"shared_name", MakeAttrValue(std::string("shared_q"))}}, kPs),
+                        On(PlaceholderNode("x", DT_FLOAT, PartialTensorShape({-1})), kW0),
+                        Unary("doubled", "Neg", "x", kW0),
+                        node("put", "QueueEnqueueManyV2", {"q", "doubled"}, {{"Tcomponents", types}}, ""),
+                        node("get", "QueueDequeueV2", {"q"}, {{"component_types", types}}, ""),
+                        Unary("got", "Identity", "get", kW1)});
+  auto producer = NewSessionOrDie(g, At(cluster.Target("worker", 0)));
+  auto consumer = NewSessionOrDie(g, At(cluster.Target("worker", 1)));
+  ASSERT_NE(producer, nullptr);
+  ASSERT_NE(consumer, nullptr);
+  FLOWVM_ASSERT_OK(producer->Run({{"x", F({1, 2, 3}, {3})}}, {}, {"put"}, nullptr));
+  std::vector<float> got;
+  for (int i = 0; i < 3; ++i) {
+    std::vector<Tensor> out;
+    FLOWVM_ASSERT_OK(consumer->Run({}, {"got"}, {}, &out));
+    got.push_back(out[0].scalar<float>());
+  }
+  EXPECT_EQ(got, (std::vector<float>{-1, -2, -3}));
+  RunOptions options;
+  options.set_timeout_in_ms(300);
+  std::vector<Tensor> out;
+  Status s = consumer->Run(options, {}, {"got"}, {}, &out, nullptr);
+  EXPECT_EQ(s.code(), Code::kDeadlineExceeded) << s;
+  FLOWVM_ASSERT_OK(producer->Run({{"x", F({7}, {1})}}, {}, {"put"}, nullptr));
+  FLOWVM_ASSERT_OK(consumer->Run({}, {"got"}, {}, &out));
+  EXPECT_EQ(out[0].scalar<float>(), -7.f);  // the timed-out dequeue took nothing
 }
 
 }  // namespace

@@ -71,9 +71,10 @@ class LocalCluster {
   }
 
   const ClusterSpec& spec() const { return spec_; }
-  // The master of the first task of `job` (default: the first job).
-  std::string Target(const std::string& job = "") const {
-    TaskId t = job.empty() ? spec_.Tasks().front() : TaskId{job, 0};
+  // The master of task `task` of `job` (default: the first task of the
+  // first job).
+  std::string Target(const std::string& job = "", int task = 0) const {
+    TaskId t = job.empty() ? spec_.Tasks().front() : TaskId{job, task};
     return "grpc://" + *spec_.Address(t);
   }
   Server* server(const TaskId& t) { return servers_[t.Name()].get(); }
