@@ -1,5 +1,7 @@
 #include "core/thread_pool.h"
 
+#include <thread>
+
 #include <algorithm>
 #include <chrono>
 #include <memory>
@@ -60,15 +62,18 @@ void ThreadPool::WorkerLoop() {
       fn = nullptr;
       continue;
     }
-    // Spin a little: new work usually arrives within microseconds.
+    // Spin a little: new work usually arrives within microseconds. The
+    // spinner yields between checks, so that threads with work to do (an
+    // input pipeline's steps, another session) get this core first.
     auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(spin_us_);
     bool found = false;
-    while (std::chrono::steady_clock::now() < deadline) {
+    for (int round = 0; std::chrono::steady_clock::now() < deadline; ++round) {
       if (queued_.load(std::memory_order_acquire) > 0) {
         found = true;
         break;
       }
       for (int i = 0; i < 16; ++i) FLOWVM_CPU_RELAX();
+      if (round % 8 == 7) std::this_thread::yield();
     }
     if (found) continue;
     std::unique_lock<std::mutex> lock(mu_);
