@@ -2,6 +2,8 @@
 // outside, another device, gradients through Cond, and errors.
 #include "flowvm/cc/control_flow.h"
 
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "flowvm/cc/client_session.h"
@@ -166,6 +168,39 @@ TEST(ControlFlowBuildersTest, GradientsThroughCond) {
   EXPECT_FLOAT_EQ(v[0].scalar<float>(), 2 * 5 + 1);
   FLOWVM_ASSERT_OK(session.Run({{pred, Tensor::Scalar<bool>(false)}, {x, Tensor::Scalar<float>(5)}}, dx, &v));
   EXPECT_FLOAT_EQ(v[0].scalar<float>(), 3 + 1);
+}
+
+TEST(ControlFlowBuildersTest, GradientsThroughWhileLoop) {
+  // v = v0; repeat n times: v = v * x  =>  dv/dv0 = x^n, dv/dx = n x^(n-1) v0.
+  Scope root = Scope::NewRootScope();
+  auto n = ops::Placeholder(root.WithOpName("n"), DT_INT32);
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  auto v0 = ops::Placeholder(root.WithOpName("v0"), DT_FLOAT);
+  std::vector<Output> out;
+  FLOWVM_ASSERT_OK(WhileLoop(
+      root, {ops::Const(root, 0), v0},
+      [&](const Scope& s, const std::vector<Output>& v, Output* c) {
+        *c = ops::Less(s, v[0], n);
+        return s.status();
+      },
+      [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
+        next->push_back(ops::Add(s, v[0], 1));
+        next->push_back(ops::Mul(s, v[1], x));
+        return s.status();
+      },
+      &out));
+  std::vector<Output> grads;
+  FLOWVM_ASSERT_OK(AddSymbolicGradients(root, {out[1]}, {v0, x}, &grads));
+  ClientSession session(root);
+  for (int iters : {0, 1, 4}) {
+    std::vector<Tensor> v;
+    FLOWVM_ASSERT_OK(session.Run({{n, Tensor::Scalar<int32_t>(iters)}, {x, Tensor::Scalar<float>(1.5f)},
+                                  {v0, Tensor::Scalar<float>(2.0f)}},
+                                 {out[1], grads[0], grads[1]}, &v));
+    EXPECT_FLOAT_EQ(v[0].scalar<float>(), 2.0f * std::pow(1.5f, iters)) << iters;
+    EXPECT_FLOAT_EQ(v[1].scalar<float>(), std::pow(1.5f, iters)) << iters;
+    EXPECT_FLOAT_EQ(v[2].scalar<float>(), iters == 0 ? 0.f : iters * std::pow(1.5f, iters - 1) * 2.0f) << iters;
+  }
 }
 
 TEST(ControlFlowBuildersTest, ErrorsAreReturnedAndRecorded) {

@@ -2,9 +2,12 @@
 
 #include <deque>
 #include <map>
+#include <set>
 #include <unordered_map>
 
+#include "graph/control_flow.h"
 #include "graph/gradient_registry.h"
+#include "graph/while_gradients.h"
 
 namespace flowvm {
 
@@ -29,6 +32,12 @@ class SymbolicGradientBuilder {
   // The sum of the partial gradients of `t` (invalid if there are none).
   NodeOut SumPartials(const NodeOut& t);
   Status Backprop(Node* node);
+  // A loop (a frame below the root) is differentiated as one unit: its
+  // Exits' gradients in, its Enters' gradients out (graph/while_gradients.h).
+  Status BackpropLoop(int frame);
+  // The node id, or for a node inside a loop, the id of that loop's unit.
+  int Owner(int id) const { return top_.empty() || top_[id] == 0 ? id : num_ids_ + top_[id]; }
+  void Done(int owner);
   void AddPartial(const NodeOut& t, const NodeOut& grad) { partials_[Key(t)].push_back(grad); }
   static std::pair<int, int> Key(const NodeOut& t) { return {t.node->id(), t.index}; }
 
@@ -41,6 +50,10 @@ class SymbolicGradientBuilder {
   std::map<std::pair<int, int>, std::vector<NodeOut>> partials_;
   std::map<std::pair<int, int>, NodeOut> x_grads_;  // the summed gradient of each x
   std::deque<Node*> ready_;
+  std::deque<int> ready_loops_;  // frames
+  ControlFlowInfo cf_;
+  std::vector<int> top_;  // by node id: the loop below the root it is in (0: none)
+  int num_ids_ = 0;
 };
 
 Status SymbolicGradientBuilder::Validate() const {
@@ -94,11 +107,12 @@ void SymbolicGradientBuilder::MarkPath() {
   }
   on_path_.assign(n, false);
   for (int i = 0; i < n; ++i) on_path_[i] = from_xs[i] && to_ys[i];
-  pending_.assign(n, 0);
+  num_ids_ = n;
+  pending_.assign(n + cf_.frames.size(), 0);
   for (int i = 0; i < n; ++i) {
     if (!on_path_[i]) continue;
     for (const Edge* e : g->FindNodeId(i)->out_edges())
-      if (!e->IsControlEdge() && on_path_[e->dst()->id()]) ++pending_[i];
+      if (!e->IsControlEdge() && on_path_[e->dst()->id()] && Owner(e->dst()->id()) != Owner(i)) ++pending_[Owner(i)];
   }
 }
 
@@ -125,7 +139,9 @@ Status SymbolicGradientBuilder::Backprop(Node* node) {
     if (!e->IsControlEdge() && on_path_[e->src()->id()]) has_path_inputs = true;
 
   std::vector<NodeOut> dx;
-  if (any && has_path_inputs) {
+  if (any && has_path_inputs && node->IsEnter()) {
+    dx = {dy[0]};  // the loop's unit gave the gradient of what entered it
+  } else if (any && has_path_inputs) {
     bool no_gradient = false;
     const GradFunc* fn = GradientRegistry::Global()->LookUp(node->op(), &no_gradient);
     if (fn == nullptr && !no_gradient)
@@ -169,14 +185,54 @@ Status SymbolicGradientBuilder::Backprop(Node* node) {
         AddPartial(NodeOut(src, e->src_output()), grad);
       }
     }
-    if (--pending_[src->id()] == 0) ready_.push_back(src);
+    if (Owner(src->id()) != Owner(node->id()) && --pending_[Owner(src->id())] == 0) Done(Owner(src->id()));
   }
   return Status::OK();
+}
+
+void SymbolicGradientBuilder::Done(int owner) {
+  if (owner < num_ids_) ready_.push_back(scope_.graph()->FindNodeId(owner));
+  else ready_loops_.push_back(owner - num_ids_);
+}
+
+Status SymbolicGradientBuilder::BackpropLoop(int frame) {
+  Graph* g = scope_.graph();
+  std::map<const Node*, NodeOut> exit_grads, enter_grads;
+  std::vector<Node*> members;
+  for (int i = 0; i < num_ids_; ++i) {
+    if (!on_path_[i] || top_[i] != frame) continue;
+    Node* n = g->FindNodeId(i);
+    members.push_back(n);
+    if (n->IsExit()) exit_grads[n] = SumPartials(NodeOut(n, 0));
+  }
+  FLOWVM_RETURN_IF_ERROR(AddWhileLoopGradient(scope_, cf_, frame, exit_grads, &enter_grads));
+  for (auto& [enter, grad] : enter_grads)
+    if (grad.valid() && on_path_[enter->id()]) AddPartial(NodeOut(const_cast<Node*>(enter), 0), grad);
+  for (Node* n : members)
+    for (const Edge* e : n->in_edges()) {
+      if (e->IsControlEdge() || e->src()->id() >= num_ids_ || !on_path_[e->src()->id()]) continue;
+      const int o = Owner(e->src()->id());
+      if (o != Owner(n->id()) && --pending_[o] == 0) Done(o);
+    }
+  return scope_.status();
 }
 
 Status SymbolicGradientBuilder::Run(std::vector<NodeOut>* grad_xs) {
   FLOWVM_RETURN_IF_ERROR(scope_.status());
   FLOWVM_RETURN_IF_ERROR(Validate());
+  if (HasControlFlow(*scope_.graph())) {
+    FLOWVM_RETURN_IF_ERROR(BuildControlFlowInfo(*scope_.graph(), &cf_));
+    top_.assign(cf_.frame_of.size(), 0);
+    for (size_t i = 0; i < cf_.frame_of.size(); ++i) {
+      int f = cf_.frame_of[i];
+      while (f > 0 && cf_.frames[f].parent > 0) f = cf_.frames[f].parent;
+      top_[i] = f < 0 ? 0 : f;
+    }
+    for (const NodeOut& y : ys_)
+      if (top_[y.node->id()] != 0 && !(y.node->IsExit() && cf_.frames[cf_.frame_of[y.node->id()]].parent == 0))
+        return errors::Unimplemented("AddSymbolicGradients: y '", y.name(), "' is inside loop '",
+                                     cf_.frames[top_[y.node->id()]].name, "'; differentiate the loop's outputs");
+  }
   MarkPath();
   for (size_t i = 0; i < ys_.size(); ++i) {
     const NodeOut& y = ys_[i];
@@ -185,12 +241,19 @@ Status SymbolicGradientBuilder::Run(std::vector<NodeOut>* grad_xs) {
     AddPartial(y, seed);
   }
   FLOWVM_RETURN_IF_ERROR(scope_.status());
+  std::set<int> started;
   for (int i = 0; i < static_cast<int>(on_path_.size()); ++i)
-    if (on_path_[i] && pending_[i] == 0) ready_.push_back(scope_.graph()->FindNodeId(i));
-  while (!ready_.empty()) {
-    Node* node = ready_.front();
-    ready_.pop_front();
-    FLOWVM_RETURN_IF_ERROR(Backprop(node));
+    if (on_path_[i] && pending_[Owner(i)] == 0 && started.insert(Owner(i)).second) Done(Owner(i));
+  while (!ready_.empty() || !ready_loops_.empty()) {
+    if (!ready_.empty()) {
+      Node* node = ready_.front();
+      ready_.pop_front();
+      FLOWVM_RETURN_IF_ERROR(Backprop(node));
+    } else {
+      const int frame = ready_loops_.front();
+      ready_loops_.pop_front();
+      FLOWVM_RETURN_IF_ERROR(BackpropLoop(frame));
+    }
   }
   grad_xs->clear();
   for (const NodeOut& x : xs_) {

@@ -13,7 +13,10 @@
 //   naming the node;
 // - an x with no path to any y gets zeros (ZerosLike);
 // - an op on the path with complex inputs or outputs is Unimplemented (the
-//   gradient functions are TensorFlow's real-valued formulas).
+//   gradient functions are TensorFlow's real-valued formulas);
+// - conditionals go through Switch's and Merge's gradient functions; a
+//   while loop is differentiated as a whole (graph/while_gradients.h), from
+//   its Exits' gradients to its Enters' (ys inside a loop are Unimplemented).
 // The new nodes go under a "gradients" name scope below `scope` (made unique
 // if it exists) and keep `scope`'s device and control dependencies; each
 // op's gradient nodes sit in "<gradients>/<op name>_grad/". grad_ys may be

@@ -31,5 +31,8 @@ Status MergeGrad(const GraphScope& s, const Node& op, const std::vector<NodeOut>
 
 REGISTER_GRADIENT("Switch", SwitchGrad);
 REGISTER_GRADIENT("Merge", MergeGrad);
+// A loop's gradient pushes forward values; the push itself is not on any
+// path being differentiated.
+REGISTER_NO_GRADIENT("StackPushV2");
 
 }  // namespace flowvm

@@ -161,3 +161,42 @@ REGISTER_OP("ConsumeMutexLock")
     .Doc("Consumes a lock from MutexLock: the mutex is released when this op is done with it.");
 
 }  // namespace flowvm
+
+namespace flowvm {
+
+// Stacks (TensorFlow's StackV2 family): what a while loop's gradient keeps
+// of the forward iterations.
+REGISTER_OP("StackV2")
+    .Input("max_size: int32")
+    .Output("handle: resource")
+    .Attr("elem_type: type")
+    .Attr("stack_name: string = ''")
+    .SetIsStateful()
+    .SetShapeFn(ScalarShape)
+    .Doc("A stack of tensors for the step (max_size < 0: unbounded).");
+
+REGISTER_OP("StackPushV2")
+    .Input("handle: resource")
+    .Input("elem: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("swap_memory: bool = false")
+    .SetIsStateful()
+    .SetShapeFn(UnknownShape)
+    .Doc("Pushes elem onto the stack and outputs it.");
+
+REGISTER_OP("StackPopV2")
+    .Input("handle: resource")
+    .Output("elem: elem_type")
+    .Attr("elem_type: type")
+    .SetIsStateful()
+    .SetShapeFn(UnknownShape)
+    .Doc("Pops the top of the stack; InvalidArgument if it is empty.");
+
+REGISTER_OP("StackCloseV2")
+    .Input("handle: resource")
+    .SetIsStateful()
+    .SetShapeFn(UnknownShape)
+    .Doc("Deletes the stack's contents.");
+
+}  // namespace flowvm

@@ -31,3 +31,61 @@ GradCaseRegistrar registrar(ControlFlowCases());
 
 }  // namespace
 }  // namespace flowvm::testing
+
+namespace flowvm::testing {
+namespace {
+
+NodeOut Enter(const GraphScope& s, NodeOut x, const std::string& frame, bool constant) {
+  return s.Op("Enter", {x},
+              {{"frame_name", MakeAttrValue(frame)}, {"is_constant", MakeAttrValue(constant)},
+               {"parallel_iterations", MakeAttrValue(int64_t{10})}});
+}
+
+// for (i = 0; i < 3; ++i) v = body(v, w): the loop written node by node as
+// TensorFlow 1.x writes it; the gradient reaches v's initial value and the
+// invariant w.
+GradientBuildFn Loop(const std::function<NodeOut(const GraphScope&, NodeOut v, NodeOut w)>& body) {
+  return [body](const GraphScope& s, const std::vector<NodeOut>& x) {
+    Graph* g = s.graph();
+    const std::string frame = "loop";
+    NodeOut i_enter = Enter(s, ConstOp(s, Tensor::Scalar<int32_t>(0)), frame, false);
+    NodeOut v_enter = Enter(s, x[0], frame, false);
+    NodeOut w = Enter(s, x[1], frame, true);
+    Node* i_merge = s.AddNode("Merge", {OpInput::List({i_enter, i_enter})});
+    Node* v_merge = s.AddNode("Merge", {OpInput::List({v_enter, v_enter})});
+    NodeOut limit = ConstOp(s.WithControlDependencies({i_merge}), Tensor::Scalar<int32_t>(3));
+    NodeOut cond = s.Op("LoopCond", {s.Op("Less", {NodeOut(i_merge, 0), limit})});
+    Node* i_switch = s.AddNode("Switch", {NodeOut(i_merge, 0), cond});
+    Node* v_switch = s.AddNode("Switch", {NodeOut(v_merge, 0), cond});
+    NodeOut i = s.Op("Identity", {NodeOut(i_switch, 1)});
+    NodeOut v = s.Op("Identity", {NodeOut(v_switch, 1)});
+    NodeOut one = ConstOp(s.WithControlDependencies({i.node}), Tensor::Scalar<int32_t>(1));
+    NodeOut i_next = s.Op("NextIteration", {s.Op("Add", {i, one})});
+    NodeOut v_next = s.Op("NextIteration", {body(s, v, w)});
+    for (auto [merge, next] : {std::make_pair(i_merge, i_next), std::make_pair(v_merge, v_next)}) {
+      g->RemoveEdge(merge->input_edge(1));
+      (void)g->AddEdge(next.node, 0, merge, 1);
+    }
+    (void)s.Op("Exit", {NodeOut(i_switch, 0)});
+    return Ys(s.Op("Exit", {NodeOut(v_switch, 0)}));
+  };
+}
+
+std::vector<GradCase> LoopCases() {
+  const Tensor v0 = RandomDoubles(TensorShape({2, 3}), -1, 1, 21);
+  const Tensor w = RandomDoubles(TensorShape({2, 3}), 0.5, 1.5, 22);
+  return {
+      // v * w three times: v0 * w^3.
+      {"Loop_product", "Exit", {v0, w}, Loop([](const GraphScope& s, NodeOut v, NodeOut w) { return s.Op("Mul", {v, w}); })},
+      // tanh(v * w + v): the forward values the backward loop needs come
+      // from stacks, in reverse order.
+      {"Loop_tanh", "Enter", {v0, w}, Loop([](const GraphScope& s, NodeOut v, NodeOut w) {
+         return s.Op("Tanh", {s.Op("Add", {s.Op("Mul", {v, w}), v})});
+       })},
+  };
+}
+
+GradCaseRegistrar loop_registrar(LoopCases());
+
+}  // namespace
+}  // namespace flowvm::testing

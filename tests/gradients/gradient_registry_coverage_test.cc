@@ -32,10 +32,11 @@ const std::set<std::string>& NotDifferentiableStateful() {
   return *ops;
 }
 
-// Ops whose gradients are not written yet: the loop ops (a backward loop
-// that pops the forward values from stacks) and the reference forms of the
-// conditional ops. Differentiating through one is a NotFound error naming
-// its node. Entries leave this list as their gradients land.
+// Ops without a per-op gradient function. The loop ops are differentiated
+// a whole loop at a time (graph/while_gradients.h: a backward loop that pops
+// the forward values from stacks), never one by one. The reference forms
+// of the loop and conditional ops have no gradient yet: differentiating
+// through one is a NotFound error naming its node.
 const std::set<std::string>& GradientsNotYetWritten() {
   static const auto* ops = new std::set<std::string>{
       "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "RefSwitch", "RefMerge",

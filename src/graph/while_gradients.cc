@@ -1,0 +1,312 @@
+#include "graph/while_gradients.h"
+
+#include <algorithm>
+#include <set>
+
+#include "graph/gradient_registry.h"
+#include "graph/gradients.h"
+
+namespace flowvm {
+
+namespace {
+
+struct LoopVar {
+  Node* enter = nullptr;
+  Node* merge = nullptr;
+  Node* next = nullptr;
+  Node* exit = nullptr;
+  NodeOut value;  // the variable's value inside an iteration (the Identity after the Switch)
+};
+
+struct Loop {
+  std::string name;
+  int parallel_iterations = 1;
+  Node* loop_cond = nullptr;
+  std::vector<LoopVar> vars;
+  std::vector<Node*> invariants;  // constant Enter nodes of the frame
+};
+
+std::pair<int, int> Key(const NodeOut& t) { return {t.node->id(), t.index}; }
+
+Status Analyze(Graph* graph, const ControlFlowInfo& info, int frame, Loop* loop) {
+  loop->name = info.frames[frame].name;
+  loop->parallel_iterations = info.frames[frame].parallel_iterations;
+  for (Node* n : graph->nodes()) {
+    const int f = info.frame_of[n->id()];
+    if (f < 0) continue;
+    for (int p = info.frames[f].parent; f != frame && p >= 0; p = info.frames[p].parent)
+      if (p == frame)
+        return errors::Unimplemented("gradients of loop '", loop->name, "', which holds another loop ('",
+                                     info.frames[f].name, "'), are not implemented");
+    if (f == frame && n->IsLoopCond()) loop->loop_cond = n;
+  }
+  if (loop->loop_cond == nullptr) return errors::InvalidArgument("loop '", loop->name, "' has no LoopCond");
+  for (Node* n : graph->nodes()) {
+    if (n->IsEnter()) {
+      std::string name;
+      bool is_constant = false;
+      FLOWVM_RETURN_IF_ERROR(GetNodeAttr(n->def(), "frame_name", &name));
+      FLOWVM_RETURN_IF_ERROR(GetNodeAttr(n->def(), "is_constant", &is_constant));
+      if (name == loop->name && is_constant) loop->invariants.push_back(n);
+    }
+    if (info.frame_of[n->id()] != frame || !n->IsMerge()) continue;
+    LoopVar v;
+    v.merge = n;
+    for (const Edge* e : n->in_edges()) {
+      if (e->IsControlEdge()) continue;
+      if (e->IsBackEdge()) v.next = e->src();
+      else if (e->src()->IsEnter()) v.enter = e->src();
+    }
+    if (v.next == nullptr || v.enter == nullptr) continue;  // a conditional's Merge inside the body
+    for (const Edge* e : n->out_edges()) {
+      Node* sw = e->dst();
+      if (!sw->IsSwitch() || e->dst_input() != 0) continue;
+      const Edge* pred = sw->input_edge(1);
+      if (pred == nullptr || pred->src() != loop->loop_cond) continue;
+      v.value = NodeOut(sw, 1);
+      for (const Edge* o : sw->out_edges()) {
+        if (o->IsControlEdge()) continue;
+        if (o->src_output() == 0 && o->dst()->IsExit()) v.exit = o->dst();
+        if (o->src_output() == 1 && o->dst()->op() == "Identity") v.value = NodeOut(o->dst(), 0);
+      }
+    }
+    if (v.exit == nullptr)
+      return errors::InvalidArgument("loop '", loop->name, "': the variable of ", n->label(), " has no Exit");
+    loop->vars.push_back(v);
+  }
+  return Status::OK();
+}
+
+// Graph edits the scopes do not offer.
+Status Rewire(Graph* graph, Node* dst, int slot, const NodeOut& src) {
+  const Edge* old = dst->input_edge(slot);
+  if (old != nullptr) graph->RemoveEdge(old);
+  return graph->AddEdge(src.node, src.index, dst, slot).status();
+}
+
+NodeOut EnterOp(const GraphScope& s, const NodeOut& x, const std::string& frame, bool constant, int parallel) {
+  return s.Op("Enter", {x},
+              {{"frame_name", MakeAttrValue(frame)},
+               {"is_constant", MakeAttrValue(constant)},
+               {"parallel_iterations", MakeAttrValue(int64_t{parallel})}});
+}
+
+// A loop skeleton in `frame`: Enter -> Merge (back edge closed by Close)
+// -> Switch on `cond` -> Exit / Identity, for each initial value.
+struct Skeleton {
+  std::vector<Node*> merges;
+  std::vector<NodeOut> values, exits;
+};
+
+}  // namespace
+
+Status AddWhileLoopGradient(const GraphScope& scope, const ControlFlowInfo& info, int frame,
+                            const std::map<const Node*, NodeOut>& exit_grads,
+                            std::map<const Node*, NodeOut>* enter_grads) {
+  Graph* graph = scope.graph();
+  Loop loop;
+  FLOWVM_RETURN_IF_ERROR(Analyze(graph, info, frame, &loop));
+  const GraphScope s = scope.NewSubScope("while_grad").WithNoControlDependencies();
+  const GraphScope fwd = s.NewSubScope("forward");
+
+  // 1. Count the forward iterations, in the forward frame.
+  NodeOut zero = ConstOp(fwd, Tensor::Scalar<int32_t>(0));
+  NodeOut cnt_enter = EnterOp(fwd, zero, loop.name, false, loop.parallel_iterations);
+  Node* cnt_merge = fwd.AddNode("Merge", {OpInput::List({cnt_enter, cnt_enter})});
+  Node* cnt_switch = fwd.AddNode("Switch", {NodeOut(cnt_merge, 0), NodeOut(loop.loop_cond, 0)});
+  NodeOut cnt_exit = fwd.Op("Exit", {NodeOut(cnt_switch, 0)});
+  NodeOut cnt_ident = fwd.Op("Identity", {NodeOut(cnt_switch, 1)});
+  GraphScope in_fwd = fwd.WithControlDependencies({cnt_ident.node});
+  NodeOut cnt_plus = in_fwd.Op("Add", {cnt_ident, ConstOp(in_fwd, Tensor::Scalar<int32_t>(1))});
+  NodeOut cnt_next = fwd.Op("NextIteration", {cnt_plus});
+  FLOWVM_RETURN_IF_ERROR(s.status());
+  FLOWVM_RETURN_IF_ERROR(Rewire(graph, cnt_merge, 1, cnt_next));
+
+  // 2. The backward loop's variables: the counter, one gradient per
+  //    forward variable, one sum per invariant.
+  const int bwd_first = graph->num_node_ids();
+  const std::string grad_frame = loop.name + "/gradient";
+  const GraphScope bwd = s.NewSubScope("backward");
+  std::vector<NodeOut> inits = {cnt_exit};
+  for (const LoopVar& v : loop.vars) {
+    auto it = exit_grads.find(v.exit);
+    inits.push_back(it != exit_grads.end() && it->second.valid() ? it->second
+                                                                 : bwd.Op("ZerosLike", {NodeOut(v.exit, 0)}));
+  }
+  std::vector<Node*> invariants;
+  for (Node* inv : loop.invariants) {
+    if (!IsDifferentiableType(inv->output_type(0))) continue;
+    invariants.push_back(inv);
+    const Edge* in = inv->input_edge(0);
+    inits.push_back(bwd.Op("ZerosLike", {NodeOut(in->src(), in->src_output())}));
+  }
+  FLOWVM_RETURN_IF_ERROR(s.status());
+  std::vector<Node*> merges;
+  for (const NodeOut& init : inits) {
+    NodeOut e = EnterOp(bwd, init, grad_frame, false, 1);
+    merges.push_back(bwd.AddNode("Merge", {OpInput::List({e, e})}));
+  }
+  FLOWVM_RETURN_IF_ERROR(s.status());
+  GraphScope in_cond = bwd.WithControlDependencies({merges[0]});
+  NodeOut more = in_cond.Op("Greater", {NodeOut(merges[0], 0), ConstOp(in_cond, Tensor::Scalar<int32_t>(0))});
+  NodeOut cond = bwd.Op("LoopCond", {more});
+  std::vector<NodeOut> values, exits;
+  for (Node* m : merges) {
+    Node* sw = bwd.AddNode("Switch", {NodeOut(m, 0), cond});
+    exits.push_back(bwd.Op("Exit", {NodeOut(sw, 0)}));
+    values.push_back(bwd.Op("Identity", {NodeOut(sw, 1)}));
+  }
+  FLOWVM_RETURN_IF_ERROR(s.status());
+
+  // 3. The backward body: each forward body op's gradient function, from
+  //    the NextIteration inputs back to the variables' values and the
+  //    invariants, in reverse order.
+  const GraphScope body = bwd.WithControlDependencies({values[0].node}).NewSubScope("body");
+  const int body_first = graph->num_node_ids();
+  NodeOut cnt_less = body.Op("Sub", {values[0], ConstOp(body, Tensor::Scalar<int32_t>(1))});
+  std::vector<Node*> order;
+  FLOWVM_RETURN_IF_ERROR(graph->TopologicalOrder(&order));
+  std::set<int> sources, sinks;
+  for (const LoopVar& v : loop.vars) sources.insert(v.value.node->id());
+  for (Node* inv : invariants) sources.insert(inv->id());
+  // On the path: reachable from a value or invariant within the frame, and
+  // reaching a NextIteration input.
+  std::vector<bool> from(graph->num_node_ids(), false), to(graph->num_node_ids(), false);
+  for (Node* n : order) {
+    if (info.frame_of.size() <= static_cast<size_t>(n->id()) || info.frame_of[n->id()] != frame) {
+      if (!sources.count(n->id())) continue;
+    }
+    if (sources.count(n->id())) from[n->id()] = true;
+    for (const Edge* e : n->in_edges())
+      if (!e->IsControlEdge() && !e->IsBackEdge() && from[e->src()->id()]) from[n->id()] = true;
+  }
+  for (const LoopVar& v : loop.vars) {
+    const Edge* e = v.next->input_edge(0);
+    if (e != nullptr) to[e->src()->id()] = true;
+  }
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    Node* n = *it;
+    if (n->id() >= static_cast<int>(info.frame_of.size())) continue;
+    for (const Edge* e : n->out_edges())
+      if (!e->IsControlEdge() && !e->IsBackEdge() && to[e->dst()->id()] && info.frame_of[e->dst()->id()] == frame &&
+          !e->dst()->IsNextIteration())
+        to[n->id()] = true;
+  }
+  std::map<std::pair<int, int>, std::vector<NodeOut>> partials;
+  auto sum = [&](const NodeOut& t) -> NodeOut {
+    auto it = partials.find(Key(t));
+    if (it == partials.end() || it->second.empty()) return NodeOut();
+    if (it->second.size() == 1) return it->second[0];
+    return body.Op("AddN", {OpInput::List(it->second)});
+  };
+  for (size_t k = 0; k < loop.vars.size(); ++k) {
+    const Edge* e = loop.vars[k].next->input_edge(0);
+    if (e != nullptr && IsDifferentiableType(e->src()->output_type(e->src_output())))
+      partials[{e->src()->id(), e->src_output()}].push_back(values[1 + k]);
+  }
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    Node* n = *it;
+    if (n->id() >= static_cast<int>(info.frame_of.size()) || info.frame_of[n->id()] != frame) continue;
+    if (!from[n->id()] || !to[n->id()] || sources.count(n->id())) continue;
+    std::vector<NodeOut> dy(n->num_outputs());
+    bool any = false;
+    for (int k = 0; k < n->num_outputs(); ++k) {
+      dy[k] = sum(NodeOut(n, k));
+      any = any || dy[k].valid();
+    }
+    if (!any) continue;
+    bool no_gradient = false;
+    const GradFunc* fn = GradientRegistry::Global()->LookUp(n->op(), &no_gradient);
+    if (no_gradient) continue;
+    if (fn == nullptr)
+      return errors::NotFound(n->label(), ": no gradient is defined for op '", n->op(), "', which lies in loop '",
+                              loop.name, "' on the path to the ys");
+    GraphScope op_scope = body.NewSubScope(n->name() + "_grad");
+    for (int k = 0; k < n->num_outputs(); ++k)
+      if (!dy[k].valid() && IsDifferentiableType(n->output_type(k))) dy[k] = op_scope.Op("ZerosLike", {NodeOut(n, k)});
+    std::vector<NodeOut> dx;
+    Status st = (*fn)(op_scope, *n, dy, &dx);
+    if (st.ok()) st = s.status();
+    if (!st.ok()) return AttachNode(st, n->def());
+    for (const Edge* e : n->in_edges()) {
+      if (e->IsControlEdge() || e->dst_input() >= static_cast<int>(dx.size())) continue;
+      const NodeOut& g = dx[e->dst_input()];
+      if (!g.valid() || !IsDifferentiableType(e->src()->output_type(e->src_output()))) continue;
+      if (!from[e->src()->id()]) continue;
+      partials[{e->src()->id(), e->src_output()}].push_back(g);
+    }
+  }
+  std::vector<NodeOut> next = {cnt_less};
+  for (size_t k = 0; k < loop.vars.size(); ++k) {
+    NodeOut g = sum(loop.vars[k].value);
+    if (!g.valid()) g = body.Op("ZerosLike", {loop.vars[k].value});
+    next.push_back(g);
+  }
+  for (size_t j = 0; j < invariants.size(); ++j) {
+    NodeOut g = sum(NodeOut(invariants[j], 0));
+    NodeOut acc = values[1 + loop.vars.size() + j];
+    next.push_back(g.valid() ? body.Op("Add", {acc, g}) : acc);
+  }
+  FLOWVM_RETURN_IF_ERROR(s.status());
+
+  // 4. Forward values the backward body reads come from stacks; constants
+  //    are made again, and values from outside the loop (the invariants'
+  //    inputs included) enter the backward loop as invariants.
+  const int known = static_cast<int>(info.frame_of.size());
+  auto in_forward_frame = [&](const Node* n) { return n->id() < known && info.frame_of[n->id()] == frame; };
+  std::map<std::pair<int, int>, NodeOut> routed;
+  const int body_last = graph->num_node_ids();
+  for (int id = body_first; id < body_last; ++id) {
+    Node* n = graph->FindNodeId(id);
+    if (n == nullptr) continue;
+    std::vector<const Edge*> edges = n->in_edges();
+    for (const Edge* e : edges) {
+      Node* src = e->src();
+      if (e->IsControlEdge() || src->id() >= body_first) continue;
+      if (src->id() >= bwd_first) continue;  // the backward loop's own skeleton
+      NodeOut t(src, e->src_output());
+      const bool invariant = std::find(invariants.begin(), invariants.end(), src) != invariants.end() ||
+                             std::find(loop.invariants.begin(), loop.invariants.end(), src) != loop.invariants.end();
+      if (invariant) {
+        const Edge* in = src->input_edge(0);
+        t = NodeOut(in->src(), in->src_output());
+      }
+      auto it = routed.find(Key(t));
+      if (it == routed.end()) {
+        NodeOut r;
+        if (!invariant && in_forward_frame(src) && src->op() == "Const" && src->num_inputs() == 0) {
+          Tensor value;
+          FLOWVM_RETURN_IF_ERROR(GetNodeAttr(src->def(), "value", &value));
+          r = ConstOp(body, value);
+        } else if (!invariant && in_forward_frame(src)) {
+          const DataType type = BaseType(src->output_type(e->src_output()));
+          GraphScope st = s.NewSubScope("stack");
+          NodeOut stack = st.Op("StackV2", {ConstOp(st, Tensor::Scalar<int32_t>(-1))}, {{"elem_type", MakeAttrValue(type)}});
+          NodeOut in_f = EnterOp(st, stack, loop.name, true, loop.parallel_iterations);
+          Node* push = st.WithControlDependencies({cnt_ident.node}).AddNode("StackPushV2", {in_f, t});
+          NodeOut in_b = EnterOp(st, stack, grad_frame, true, 1);
+          r = st.WithControlDependencies({values[0].node}).Op("StackPopV2", {in_b}, {{"elem_type", MakeAttrValue(type)}});
+          FLOWVM_RETURN_IF_ERROR(s.status());
+          // The counter's next iteration waits for this iteration's pushes,
+          // and the next pushes wait for it: the pushes come in order.
+          graph->AddControlEdge(push, cnt_next.node);
+        } else {
+          r = EnterOp(s.NewSubScope("outer"), t, grad_frame, true, 1);
+        }
+        FLOWVM_RETURN_IF_ERROR(s.status());
+        it = routed.emplace(Key(t), r).first;
+      }
+      FLOWVM_RETURN_IF_ERROR(Rewire(graph, n, e->dst_input(), it->second));
+    }
+  }
+  for (size_t i = 0; i < merges.size(); ++i) {
+    NodeOut ni = bwd.Op("NextIteration", {next[i]});
+    FLOWVM_RETURN_IF_ERROR(s.status());
+    FLOWVM_RETURN_IF_ERROR(Rewire(graph, merges[i], 1, ni));
+  }
+  for (size_t k = 0; k < loop.vars.size(); ++k) (*enter_grads)[loop.vars[k].enter] = exits[1 + k];
+  for (size_t j = 0; j < invariants.size(); ++j) (*enter_grads)[invariants[j]] = exits[1 + loop.vars.size() + j];
+  return s.status();
+}
+
+}  // namespace flowvm

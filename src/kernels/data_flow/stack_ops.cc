@@ -1,0 +1,163 @@
+// Stacks (TensorFlow's StackV2 family): per-step LIFO stores of tensors. A
+// while loop's gradient pushes the forward values its backward loop needs
+// in each iteration and pops them in reverse order (graph/while_gradients.cc).
+// A stack lives in a container of its own step and goes when the step ends.
+#include <mutex>
+#include <vector>
+
+#include "flowvm/resource_handle.h"
+#include "kernels/framework/kernel_registry.h"
+#include "kernels/framework/op_kernel.h"
+#include "kernels/framework/resource_mgr.h"
+
+namespace flowvm {
+namespace {
+
+class Stack : public ResourceBase {
+ public:
+  Stack(std::string name, DataType dtype, int64_t max_size) : name_(std::move(name)), dtype_(dtype), max_size_(max_size) {}
+  std::string DebugString() const override { return "Stack '" + name_ + "'"; }
+  Status Push(const Tensor& t) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return errors::FailedPrecondition(DebugString(), " is closed");
+    if (t.dtype() != dtype_)
+      return errors::InvalidArgument("pushing a ", DataTypeName(t.dtype()), " onto ", DebugString(), " of ",
+                                     DataTypeName(dtype_));
+    if (max_size_ >= 0 && static_cast<int64_t>(values_.size()) >= max_size_)
+      return errors::ResourceExhausted(DebugString(), " is full (max_size ", max_size_, ")");
+    values_.push_back(t);
+    return Status::OK();
+  }
+  Status Pop(Tensor* t) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return errors::FailedPrecondition(DebugString(), " is closed");
+    if (values_.empty()) return errors::InvalidArgument(DebugString(), " is empty");
+    *t = std::move(values_.back());
+    values_.pop_back();
+    return Status::OK();
+  }
+  void Close() {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_ = true;
+    values_.clear();
+  }
+  DataType dtype() const { return dtype_; }
+
+ private:
+  const std::string name_;
+  const DataType dtype_;
+  const int64_t max_size_;
+  std::mutex mu_;
+  bool closed_ = false;
+  std::vector<Tensor> values_;
+};
+
+// Removes a step's container from a resource manager when the step is over
+// (the step holds it; see StepResources).
+class StepContainer : public ResourceBase {
+ public:
+  StepContainer(ResourceMgr* rm, std::string container) : rm_(rm), container_(std::move(container)) {}
+  ~StepContainer() override { rm_->Cleanup(container_); }
+  std::string DebugString() const override { return "step container " + container_; }
+
+ private:
+  ResourceMgr* rm_;
+  std::string container_;
+};
+
+std::string StepContainerName(int64_t step_id) { return "__step_" + std::to_string(step_id); }
+
+class StackOp : public OpKernel {
+ public:
+  explicit StackOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("elem_type", &dtype_));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("stack_name", &stack_name_));
+    if (stack_name_.empty()) stack_name_ = name();
+  }
+  void Compute(OpKernelContext* ctx) override {
+    ResourceMgr* rm = ctx->resource_manager();
+    OP_REQUIRES(ctx, rm != nullptr, errors::Internal("no resource manager for stack '", stack_name_, "'"));
+    const Tensor& max = ctx->input(0);
+    OP_REQUIRES(ctx, max.dims() == 0, errors::InvalidArgument("max_size must be a scalar"));
+    const std::string container = StepContainerName(ctx->step_id());
+    OP_REQUIRES(ctx, ctx->step().resources != nullptr,
+                errors::Internal("stack '", stack_name_, "' in a step that holds no resources"));
+    std::shared_ptr<Stack> stack;
+    OP_REQUIRES_OK(ctx, rm->LookupOrCreate<Stack>(container, stack_name_, &stack,
+                                                  [&]() -> StatusOr<std::shared_ptr<Stack>> {
+                                                    return std::make_shared<Stack>(stack_name_, dtype_,
+                                                                                   max.scalar<int32_t>());
+                                                  }));
+    Tensor handle(DT_RESOURCE, TensorShape({}));
+    ResourceHandle& h = handle.scalar<ResourceHandle>();
+    h.device = ctx->device() == nullptr ? std::string() : ctx->device()->name();
+    h.container = container;
+    h.name = stack_name_;
+    h.type_name = "Stack";
+    ctx->set_output(0, std::move(handle));
+    ctx->KeepAliveForStep(std::move(stack));
+    // Held by the step only: when the step ends, its container goes (the
+    // first of a step's cleaners removes it, the others find nothing).
+    ctx->KeepAliveForStep(std::make_shared<StepContainer>(rm, container));
+  }
+  bool IsExpensive() const override { return false; }
+
+ private:
+  DataType dtype_ = DT_FLOAT;
+  std::string stack_name_;
+};
+
+Status GetStack(OpKernelContext* ctx, std::shared_ptr<Stack>* stack) {
+  const Tensor& t = ctx->input(0);
+  if (t.dtype() != DT_RESOURCE || t.NumElements() != 1) return errors::InvalidArgument("a stack handle must be a scalar resource");
+  const ResourceHandle& h = t.flat<ResourceHandle>()[0];
+  if (ctx->resource_manager() == nullptr) return errors::Internal("no resource manager");
+  Status s = ctx->resource_manager()->Lookup<Stack>(h.container, h.name, stack);
+  if (!s.ok()) return errors::NotFound("stack '", h.name, "' does not exist in this step");
+  return Status::OK();
+}
+
+class StackPushOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    std::shared_ptr<Stack> stack;
+    OP_REQUIRES_OK(ctx, GetStack(ctx, &stack));
+    OP_REQUIRES_OK(ctx, stack->Push(ctx->input(1)));
+    ctx->set_output(0, ctx->input(1));
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+class StackPopOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    std::shared_ptr<Stack> stack;
+    OP_REQUIRES_OK(ctx, GetStack(ctx, &stack));
+    Tensor t;
+    OP_REQUIRES_OK(ctx, stack->Pop(&t));
+    ctx->set_output(0, std::move(t));
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+class StackCloseOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    std::shared_ptr<Stack> stack;
+    OP_REQUIRES_OK(ctx, GetStack(ctx, &stack));
+    stack->Close();
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+}  // namespace
+
+REGISTER_KERNEL_BUILDER(Name("StackV2").Device(DEVICE_CPU), StackOp);
+REGISTER_KERNEL_BUILDER(Name("StackPushV2").Device(DEVICE_CPU), StackPushOp);
+REGISTER_KERNEL_BUILDER(Name("StackPopV2").Device(DEVICE_CPU), StackPopOp);
+REGISTER_KERNEL_BUILDER(Name("StackCloseV2").Device(DEVICE_CPU), StackCloseOp);
+
+}  // namespace flowvm
