@@ -124,6 +124,10 @@ class Tensor {
   StatusOr<Tensor> Reshape(const TensorShape& shape) const;
   // Rows [start, limit) of the outermost dimension, sharing the buffer.
   StatusOr<Tensor> Slice(int64_t start, int64_t limit) const;
+  // Element `index` of dimension 0 without that dimension (row i of a
+  // matrix is a vector), sharing the buffer. REQUIRES: dims() >= 1 and
+  // 0 <= index < dim_size(0).
+  Tensor SubSlice(int64_t index) const;
   // A new buffer holding a copy of the elements (from the process allocator;
   // aborts if memory runs out).
   Tensor DeepCopy() const;

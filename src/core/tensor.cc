@@ -204,6 +204,14 @@ StatusOr<Tensor> Tensor::Slice(int64_t start, int64_t limit) const {
   return t;
 }
 
+Tensor Tensor::SubSlice(int64_t index) const {
+  TensorShape row = shape_;
+  row.RemoveDim(0);
+  const size_t bytes = ElementBytes(dtype_) * static_cast<size_t>(row.num_elements());
+  if (buf_) buf_->Ref();
+  return Tensor(dtype_, row, buf_, data_ == nullptr ? nullptr : data_ + static_cast<size_t>(index) * bytes);
+}
+
 Tensor Tensor::DeepCopy() const {
   StatusOr<Tensor> copy = DeepCopy(ProcessCpuAllocator());
   if (!copy.ok()) {

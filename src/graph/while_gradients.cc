@@ -31,7 +31,9 @@ std::pair<int, int> Key(const NodeOut& t) { return {t.node->id(), t.index}; }
 Status Analyze(Graph* graph, const ControlFlowInfo& info, int frame, Loop* loop) {
   loop->name = info.frames[frame].name;
   loop->parallel_iterations = info.frames[frame].parallel_iterations;
+  const int known = static_cast<int>(info.frame_of.size());  // nodes added since are not the loop's
   for (Node* n : graph->nodes()) {
+    if (n->id() >= known) continue;
     const int f = info.frame_of[n->id()];
     if (f < 0) continue;
     for (int p = info.frames[f].parent; f != frame && p >= 0; p = info.frames[p].parent)
@@ -42,6 +44,7 @@ Status Analyze(Graph* graph, const ControlFlowInfo& info, int frame, Loop* loop)
   }
   if (loop->loop_cond == nullptr) return errors::InvalidArgument("loop '", loop->name, "' has no LoopCond");
   for (Node* n : graph->nodes()) {
+    if (n->id() >= known) continue;
     if (n->IsEnter()) {
       std::string name;
       bool is_constant = false;
@@ -127,8 +130,12 @@ Status AddWhileLoopGradient(const GraphScope& scope, const ControlFlowInfo& info
   const int bwd_first = graph->num_node_ids();
   const std::string grad_frame = loop.name + "/gradient";
   const GraphScope bwd = s.NewSubScope("backward");
+  // Variables of types without gradients (a counter) get no backward twin.
+  std::vector<LoopVar> vars;
+  for (const LoopVar& v : loop.vars)
+    if (IsDifferentiableType(v.exit->output_type(0))) vars.push_back(v);
   std::vector<NodeOut> inits = {cnt_exit};
-  for (const LoopVar& v : loop.vars) {
+  for (const LoopVar& v : vars) {
     auto it = exit_grads.find(v.exit);
     inits.push_back(it != exit_grads.end() && it->second.valid() ? it->second
                                                                  : bwd.Op("ZerosLike", {NodeOut(v.exit, 0)}));
@@ -167,20 +174,19 @@ Status AddWhileLoopGradient(const GraphScope& scope, const ControlFlowInfo& info
   std::vector<Node*> order;
   FLOWVM_RETURN_IF_ERROR(graph->TopologicalOrder(&order));
   std::set<int> sources, sinks;
-  for (const LoopVar& v : loop.vars) sources.insert(v.value.node->id());
+  for (const LoopVar& v : vars) sources.insert(v.value.node->id());
   for (Node* inv : invariants) sources.insert(inv->id());
   // On the path: reachable from a value or invariant within the frame, and
   // reaching a NextIteration input.
   std::vector<bool> from(graph->num_node_ids(), false), to(graph->num_node_ids(), false);
   for (Node* n : order) {
-    if (info.frame_of.size() <= static_cast<size_t>(n->id()) || info.frame_of[n->id()] != frame) {
-      if (!sources.count(n->id())) continue;
-    }
+    if (info.frame_of.size() <= static_cast<size_t>(n->id())) continue;
+    if (info.frame_of[n->id()] != frame && !sources.count(n->id())) continue;
     if (sources.count(n->id())) from[n->id()] = true;
     for (const Edge* e : n->in_edges())
       if (!e->IsControlEdge() && !e->IsBackEdge() && from[e->src()->id()]) from[n->id()] = true;
   }
-  for (const LoopVar& v : loop.vars) {
+  for (const LoopVar& v : vars) {
     const Edge* e = v.next->input_edge(0);
     if (e != nullptr) to[e->src()->id()] = true;
   }
@@ -188,8 +194,8 @@ Status AddWhileLoopGradient(const GraphScope& scope, const ControlFlowInfo& info
     Node* n = *it;
     if (n->id() >= static_cast<int>(info.frame_of.size())) continue;
     for (const Edge* e : n->out_edges())
-      if (!e->IsControlEdge() && !e->IsBackEdge() && to[e->dst()->id()] && info.frame_of[e->dst()->id()] == frame &&
-          !e->dst()->IsNextIteration())
+      if (!e->IsControlEdge() && !e->IsBackEdge() && e->dst()->id() < static_cast<int>(info.frame_of.size()) &&
+          to[e->dst()->id()] && info.frame_of[e->dst()->id()] == frame && !e->dst()->IsNextIteration())
         to[n->id()] = true;
   }
   std::map<std::pair<int, int>, std::vector<NodeOut>> partials;
@@ -199,10 +205,9 @@ Status AddWhileLoopGradient(const GraphScope& scope, const ControlFlowInfo& info
     if (it->second.size() == 1) return it->second[0];
     return body.Op("AddN", {OpInput::List(it->second)});
   };
-  for (size_t k = 0; k < loop.vars.size(); ++k) {
-    const Edge* e = loop.vars[k].next->input_edge(0);
-    if (e != nullptr && IsDifferentiableType(e->src()->output_type(e->src_output())))
-      partials[{e->src()->id(), e->src_output()}].push_back(values[1 + k]);
+  for (size_t k = 0; k < vars.size(); ++k) {
+    const Edge* e = vars[k].next->input_edge(0);
+    if (e != nullptr) partials[{e->src()->id(), e->src_output()}].push_back(values[1 + k]);
   }
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     Node* n = *it;
@@ -237,14 +242,14 @@ Status AddWhileLoopGradient(const GraphScope& scope, const ControlFlowInfo& info
     }
   }
   std::vector<NodeOut> next = {cnt_less};
-  for (size_t k = 0; k < loop.vars.size(); ++k) {
-    NodeOut g = sum(loop.vars[k].value);
-    if (!g.valid()) g = body.Op("ZerosLike", {loop.vars[k].value});
+  for (size_t k = 0; k < vars.size(); ++k) {
+    NodeOut g = sum(vars[k].value);
+    if (!g.valid()) g = body.Op("ZerosLike", {vars[k].value});
     next.push_back(g);
   }
   for (size_t j = 0; j < invariants.size(); ++j) {
     NodeOut g = sum(NodeOut(invariants[j], 0));
-    NodeOut acc = values[1 + loop.vars.size() + j];
+    NodeOut acc = values[1 + vars.size() + j];
     next.push_back(g.valid() ? body.Op("Add", {acc, g}) : acc);
   }
   FLOWVM_RETURN_IF_ERROR(s.status());
@@ -304,8 +309,8 @@ Status AddWhileLoopGradient(const GraphScope& scope, const ControlFlowInfo& info
     FLOWVM_RETURN_IF_ERROR(s.status());
     FLOWVM_RETURN_IF_ERROR(Rewire(graph, merges[i], 1, ni));
   }
-  for (size_t k = 0; k < loop.vars.size(); ++k) (*enter_grads)[loop.vars[k].enter] = exits[1 + k];
-  for (size_t j = 0; j < invariants.size(); ++j) (*enter_grads)[invariants[j]] = exits[1 + loop.vars.size() + j];
+  for (size_t k = 0; k < vars.size(); ++k) (*enter_grads)[vars[k].enter] = exits[1 + k];
+  for (size_t j = 0; j < invariants.size(); ++j) (*enter_grads)[invariants[j]] = exits[1 + vars.size() + j];
   return s.status();
 }
 

@@ -49,6 +49,7 @@ StatusOr<std::unique_ptr<Executor>> Executor::Create(std::unique_ptr<Graph> grap
     item.is_control_trigger = n->IsControlTrigger();
     item.runs_when_dead = n->IsSend() || n->IsRecv();
     item.may_output_dead = n->IsSwitch() || n->IsRecv();
+    item.is_recv = n->IsRecv();
     item.local_id = static_cast<int>(i);
     if (item.is_enter) FLOWVM_RETURN_IF_ERROR(GetNodeAttr(n->def(), "is_constant", &item.is_constant_enter));
     if (item.is_merge || item.is_enter || item.is_exit || item.is_next_iteration) exec->needs_frames_ = true;

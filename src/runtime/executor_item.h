@@ -23,6 +23,7 @@ struct Executor::NodeItem {
   bool is_control_trigger = false;  // runs (alive) even when its inputs are dead
   bool runs_when_dead = false;      // _Send and _Recv pass deadness on
   bool may_output_dead = false;     // Switch, _Recv: an unset output is dead
+  bool is_recv = false;             // a _Recv that received a dead value is dead itself
   int frame = 0;                    // index in frames_ of the frame it runs in
   int local_id = 0;                 // index among its frame's nodes (= item index without frames)
   int child_frame = -1;             // Enter: the frame its output enters

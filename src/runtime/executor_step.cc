@@ -289,6 +289,9 @@ class Executor::StepRunWith : public Executor::StepRun {
       return;
     }
     if (IsAborted()) return;
+    // A Recv of a dead value is a dead node: its control edges carry the
+    // deadness too (a Switch is not: one of its outputs is alive).
+    if (item.is_recv && item.num_outputs > 0 && !outputs[0].has_value) dead = true;
     Status p = prop_.Propagate(t, dead, outputs, ready);
     if (!p.ok()) {
       ready->clear();

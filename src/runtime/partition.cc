@@ -116,8 +116,17 @@ class Partitioner {
                     "_send_" + piece + "_to_" + ShortName(parsed_.at(src_device), parsed_.at(dst_device)),
                     "_recv_" + piece);
     recvs_.push_back({recv, dst_device, src, {consumer}});
-    if (has_control_flow_) recv_frames_.push_back(OutFrame(src));
+    if (has_control_flow_) NoteRecvFrame(src);
     return recv;
+  }
+
+  // The frame a new Recv is in, and whether it runs in the frame's first
+  // iteration only (it receives what a non-constant Enter let in).
+  void NoteRecvFrame(const Node* src) {
+    recv_frames_.push_back(OutFrame(src));
+    bool constant = true;
+    if (src->IsEnter()) (void)GetNodeAttr(src->def(), "is_constant", &constant);
+    recv_first_iteration_.push_back(src->IsEnter() && !constant);
   }
 
   std::string RecvForControl(const Node* src, const std::string& dst_device, const Node* consumer) {
@@ -140,7 +149,7 @@ class Partitioner {
     std::string recv = AddTransfer(tensor, dummy->name(), DT_INT32, src_device, dst_device,
                                    "_send_ctrl_" + src->name() + "_to_" + to, "_recv_ctrl_" + src->name());
     recvs_.push_back({recv, dst_device, src, {consumer}});
-    if (has_control_flow_) recv_frames_.push_back(OutFrame(src));
+    if (has_control_flow_) NoteRecvFrame(src);
     return recv;
   }
 
@@ -203,12 +212,16 @@ class Partitioner {
       auto loop = control_loops_.find({f, recvs_[i].device});
       if (loop == control_loops_.end())
         return errors::Internal("no control loop for frame '", cf_.frames[f].name, "' on ", recvs_[i].device);
-      FindNode(recvs_[i].device, recvs_[i].recv)->add_input("^" + loop->second.merge);
+      // A value a non-constant Enter let in exists in the first iteration
+      // only: its Recv waits for the control loop's Enter, not its Merge.
+      FindNode(recvs_[i].device, recvs_[i].recv)
+          ->add_input("^" + (recv_first_iteration_[i] ? loop->second.enter : loop->second.merge));
     }
     return Status::OK();
   }
 
   struct ControlLoopNames {
+    std::string enter;
     std::string merge;
     std::string pivot;
   };
@@ -257,7 +270,7 @@ class Partitioner {
     add("exit", "Exit", {prefix + "switch:0"});
     add("pivot", "Identity", {prefix + "switch:1"});
     add("next", "NextIteration", {prefix + "pivot"});
-    ControlLoopNames names{prefix + "merge", prefix + "pivot"};
+    ControlLoopNames names{prefix + "enter", prefix + "merge", prefix + "pivot"};
     control_loops_[{frame, device}] = names;
     return names;
   }
@@ -307,6 +320,7 @@ class Partitioner {
   bool has_control_flow_ = false;
   ControlFlowInfo cf_;
   std::vector<int> recv_frames_;                 // the frame of each of recvs_
+  std::vector<bool> recv_first_iteration_;       // ... and whether it runs in its first iteration only
   std::vector<const Node*> loop_cond_;           // by frame
   std::map<std::pair<int, std::string>, ControlLoopNames> control_loops_;  // (frame, device)
 };

@@ -158,6 +158,15 @@ Status PlaceGraph(Graph* graph, const std::vector<PlacementDevice>& devices, con
         if (colocated_with[n->id()].empty()) colocated_with[n->id()] = "colocated with " + other->name() + " (_class)";
       }
     }
+    // A loop's NextIteration runs beside its Merge: the value it passes on
+    // belongs to the next iteration, which a transfer between devices
+    // could not name.
+    for (const Edge* e : n->in_edges()) {
+      if (!e->IsBackEdge()) continue;
+      uf.Union(n->id(), e->src()->id());
+      if (colocated_with[e->src()->id()].empty())
+        colocated_with[e->src()->id()] = "colocated with " + n->name() + " (the loop's back edge)";
+    }
     for (int i = 0; i < n->num_inputs(); ++i) {
       const Edge* e = n->input_edge(i);
       // A reference or a resource handle names state on its producer's

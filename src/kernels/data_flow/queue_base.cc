@@ -103,22 +103,15 @@ void QueueBase::TryEnqueueMany(const Tuple& batch, CancellationManager* cancel, 
   a->elements.reserve(static_cast<size_t>(std::max<int64_t>(n, 0)));
   for (int64_t j = 0; j < n; ++j) {
     Tuple element;
-    for (const Tensor& component : batch) {
-      // A view of row j: the elements share the batch's buffer.
-      StatusOr<Tensor> row = component.Slice(j, j + 1);
-      TensorShape shape = component.shape();
-      shape.RemoveDim(0);
-      if (row.ok()) row = row->Reshape(shape);
-      if (!row.ok()) {
-        done(row.status());
+    element.reserve(batch.size());
+    // Row j of each component: it shares the batch's buffer.
+    for (const Tensor& component : batch) element.push_back(component.SubSlice(j));
+    if (j == 0) {  // the rows of one batch all have the same type and shape
+      Status s = CheckElement(element, "an enqueue_many");
+      if (!s.ok()) {
+        done(s);
         return;
       }
-      element.push_back(*std::move(row));
-    }
-    Status s = CheckElement(element, "an enqueue_many");
-    if (!s.ok()) {
-      done(s);
-      return;
     }
     a->elements.push_back(std::move(element));
   }
