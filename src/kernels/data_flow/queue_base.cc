@@ -140,22 +140,23 @@ void QueueBase::TryDequeueMany(int64_t n, bool allow_small, CancellationManager*
 }
 
 void QueueBase::Start(std::unique_ptr<Attempt> attempt, CancellationManager* cancel, int64_t timeout_ms) {
-  Attempt* a = attempt.get();
+  int64_t id;
   {
     std::unique_lock<std::mutex> lock(mu_);
-    if (a->is_enqueue && closed_) {
+    if (attempt->is_enqueue && closed_) {
       lock.unlock();
-      a->enqueue_done(errors::Cancelled(DebugString(), " is closed"));
+      attempt->enqueue_done(errors::Cancelled(DebugString(), " is closed"));
       return;
     }
-    a->id = next_id_++;
-    a->cancel = cancel;
-    (a->is_enqueue ? enqueues_ : dequeues_).push_back(std::move(attempt));
+    // Once in its line, the attempt may be served (and deleted) by another
+    // thread at any time: only its id is used from here on.
+    id = attempt->id = next_id_++;
+    attempt->cancel = cancel;
+    (attempt->is_enqueue ? enqueues_ : dequeues_).push_back(std::move(attempt));
   }
   // The callbacks keep the queue alive: they may run after the step that
   // made the attempt let go of it.
   std::shared_ptr<QueueBase> self = shared_from_this();
-  const int64_t id = a->id;
   // The attempt is registered before its callbacks, so they can find it;
   // if it completed meanwhile, what was registered is removed here.
   CancellationManager::Token token = CancellationManager::kInvalidToken;
