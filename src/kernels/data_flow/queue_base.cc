@@ -133,6 +133,7 @@ void QueueBase::TryDequeueMany(int64_t n, bool allow_small, CancellationManager*
   }
   auto a = std::make_unique<Attempt>();
   a->wanted = n;
+  a->elements.reserve(static_cast<size_t>(std::min<int64_t>(n, 1 << 16)));
   a->many = true;
   a->allow_small = allow_small;
   a->dequeue_done = std::move(done);
