@@ -4,6 +4,7 @@
 #include "kernels/data_flow/mutex.h"
 #include "kernels/framework/kernel_registry.h"
 #include "kernels/framework/op_kernel.h"
+#include "kernels/framework/resource_handles.h"
 
 namespace flowvm {
 namespace {
@@ -23,13 +24,7 @@ class MutexOp : public OpKernel {
                                                   [this]() -> StatusOr<std::shared_ptr<Mutex>> {
                                                     return std::make_shared<Mutex>(mutex_name_);
                                                   }));
-    Tensor handle(DT_RESOURCE, TensorShape({}));
-    ResourceHandle& h = handle.scalar<ResourceHandle>();
-    h.device = ctx->device() == nullptr ? std::string() : ctx->device()->name();
-    h.container = container_;
-    h.name = mutex_name_;
-    h.type_name = "Mutex";
-    ctx->set_output(0, std::move(handle));
+    ctx->set_output(0, MakeResourceHandleTensor(ctx, container_, mutex_name_, "Mutex"));
     ctx->KeepAliveForStep(std::move(mutex));
   }
   bool IsExpensive() const override { return false; }
@@ -42,17 +37,8 @@ class MutexLockOp : public AsyncOpKernel {
  public:
   using AsyncOpKernel::AsyncOpKernel;
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
-    const Tensor& t = ctx->input(0);
-    OP_REQUIRES_ASYNC(ctx, t.dtype() == DT_RESOURCE && t.NumElements() == 1,
-                      errors::InvalidArgument("MutexLock takes a scalar mutex handle"), done);
-    const ResourceHandle& h = t.flat<ResourceHandle>()[0];
     std::shared_ptr<Mutex> mutex;
-    ResourceMgr* rm = ctx->resource_manager();
-    OP_REQUIRES_ASYNC(ctx, rm != nullptr, errors::Internal("no resource manager"), done);
-    Status s = rm->Lookup<Mutex>(h.container, h.name, &mutex);
-    OP_REQUIRES_ASYNC(ctx, s.ok(), errors::NotFound("mutex '", h.name, "' does not exist (was its container reset?)"),
-                      done);
-    ctx->KeepAliveForStep(mutex);
+    OP_REQUIRES_OK_ASYNC(ctx, LookupResource(ctx, 0, "mutex", &mutex), done);
     mutex->AcquireAsync(ctx->cancellation_manager(),
                         [ctx, done = std::move(done)](const Status& st, std::shared_ptr<Mutex::Lock> lock) {
                           if (!st.ok()) {

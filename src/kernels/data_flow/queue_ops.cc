@@ -10,6 +10,7 @@
 #include "kernels/data_flow/random_shuffle_queue.h"
 #include "kernels/framework/kernel_registry.h"
 #include "kernels/framework/op_kernel.h"
+#include "kernels/framework/resource_handles.h"
 
 namespace flowvm {
 namespace {
@@ -60,13 +61,7 @@ class QueueCreatorOp : public OpKernel {
                                                       [this]() -> StatusOr<std::shared_ptr<QueueBase>> { return Make(); }));
     OP_REQUIRES_OK(ctx, queue->MatchesSpec(type_, capacity_, dtypes_, shapes_));
     if (resource_form_) {
-      Tensor handle(DT_RESOURCE, TensorShape({}));
-      ResourceHandle& h = handle.scalar<ResourceHandle>();
-      h.device = ctx->device() == nullptr ? std::string() : ctx->device()->name();
-      h.container = container_;
-      h.name = queue_name_;
-      h.type_name = type_;
-      ctx->set_output(0, std::move(handle));
+      ctx->set_output(0, MakeResourceHandleTensor(ctx, container_, queue_name_, type_));
     } else {
       ctx->set_output_ref(0, &mu_, &ref_handle_);
     }
@@ -96,6 +91,7 @@ class QueueCreatorOp : public OpKernel {
 
 // The queue named by input 0, kept alive for the step.
 Status GetQueue(OpKernelContext* ctx, std::shared_ptr<QueueBase>* queue) {
+  if (!ctx->input_is_ref(0) && ctx->input(0).dtype() == DT_RESOURCE) return LookupResource(ctx, 0, "queue", queue);
   ResourceMgr* rm = ctx->resource_manager();
   if (rm == nullptr) return errors::Internal("no resource manager to find the queue in");
   std::string container, name;
@@ -106,14 +102,6 @@ Status GetQueue(OpKernelContext* ctx, std::shared_ptr<QueueBase>* queue) {
       return errors::InvalidArgument("a queue handle must be 2 strings [container, name]");
     container = h.flat<std::string>()[0];
     name = h.flat<std::string>()[1];
-  } else if (ctx->input(0).dtype() == DT_RESOURCE) {
-    if (ctx->input(0).NumElements() != 1) return errors::InvalidArgument("a queue handle must be a scalar");
-    const ResourceHandle& h = ctx->input(0).flat<ResourceHandle>()[0];
-    if (ctx->device() != nullptr && !h.device.empty() && h.device != ctx->device()->name())
-      return errors::InvalidArgument("the handle of ", h.DebugString(), " was used on ", ctx->device()->name(),
-                                     "; ops on a queue run on its device");
-    container = h.container;
-    name = h.name;
   } else {
     const Tensor& h = ctx->input(0);
     if (h.dtype() != DT_STRING || h.NumElements() != 2)

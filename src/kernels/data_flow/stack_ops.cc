@@ -8,6 +8,7 @@
 #include "flowvm/resource_handle.h"
 #include "kernels/framework/kernel_registry.h"
 #include "kernels/framework/op_kernel.h"
+#include "kernels/framework/resource_handles.h"
 #include "kernels/framework/resource_mgr.h"
 
 namespace flowvm {
@@ -88,13 +89,7 @@ class StackOp : public OpKernel {
                                                     return std::make_shared<Stack>(stack_name_, dtype_,
                                                                                    max.scalar<int32_t>());
                                                   }));
-    Tensor handle(DT_RESOURCE, TensorShape({}));
-    ResourceHandle& h = handle.scalar<ResourceHandle>();
-    h.device = ctx->device() == nullptr ? std::string() : ctx->device()->name();
-    h.container = container;
-    h.name = stack_name_;
-    h.type_name = "Stack";
-    ctx->set_output(0, std::move(handle));
+    ctx->set_output(0, MakeResourceHandleTensor(ctx, container, stack_name_, "Stack"));
     ctx->KeepAliveForStep(std::move(stack));
     // Held by the step only: when the step ends, its container goes (the
     // first of a step's cleaners removes it, the others find nothing).
@@ -108,13 +103,7 @@ class StackOp : public OpKernel {
 };
 
 Status GetStack(OpKernelContext* ctx, std::shared_ptr<Stack>* stack) {
-  const Tensor& t = ctx->input(0);
-  if (t.dtype() != DT_RESOURCE || t.NumElements() != 1) return errors::InvalidArgument("a stack handle must be a scalar resource");
-  const ResourceHandle& h = t.flat<ResourceHandle>()[0];
-  if (ctx->resource_manager() == nullptr) return errors::Internal("no resource manager");
-  Status s = ctx->resource_manager()->Lookup<Stack>(h.container, h.name, stack);
-  if (!s.ok()) return errors::NotFound("stack '", h.name, "' does not exist in this step");
-  return Status::OK();
+  return LookupResource(ctx, 0, "stack", stack);
 }
 
 class StackPushOp : public OpKernel {

@@ -14,6 +14,7 @@
 #include "kernels/data_flow/queue_base.h"
 #include "kernels/framework/kernel_registry.h"
 #include "kernels/framework/op_kernel.h"
+#include "kernels/framework/resource_handles.h"
 
 namespace flowvm {
 namespace {
@@ -239,13 +240,7 @@ class ReaderCreatorOp : public OpKernel {
                                                    }));
     OP_REQUIRES(ctx, reader->kind() == kind_,
                 errors::InvalidArgument("reader '", reader_name_, "' is shared as a ", reader->kind()));
-    Tensor handle(DT_RESOURCE, TensorShape({}));
-    ResourceHandle& h = handle.scalar<ResourceHandle>();
-    h.device = ctx->device() == nullptr ? std::string() : ctx->device()->name();
-    h.container = container_;
-    h.name = reader_name_;
-    h.type_name = kind_;
-    ctx->set_output(0, std::move(handle));
+    ctx->set_output(0, MakeResourceHandleTensor(ctx, container_, reader_name_, kind_));
     ctx->KeepAliveForStep(std::move(reader));
   }
   bool IsExpensive() const override { return false; }
@@ -255,21 +250,6 @@ class ReaderCreatorOp : public OpKernel {
   int64_t skip_header_lines_ = 0;
 };
 
-template <typename T>
-Status LookUpHandle(OpKernelContext* ctx, int input, const char* what, std::shared_ptr<T>* out) {
-  const Tensor& t = ctx->input(input);
-  if (t.dtype() != DT_RESOURCE || t.NumElements() != 1)
-    return errors::InvalidArgument("input ", input, " must be a scalar resource handle to a ", what);
-  const ResourceHandle& h = t.flat<ResourceHandle>()[0];
-  if (ctx->resource_manager() == nullptr) return errors::Internal("no resource manager");
-  if (ctx->device() != nullptr && !h.device.empty() && h.device != ctx->device()->name())
-    return errors::InvalidArgument("the handle of ", h.DebugString(), " was used on ", ctx->device()->name());
-  Status s = ctx->resource_manager()->Lookup<T>(h.container, h.name, out);
-  if (!s.ok()) return errors::NotFound(what, " '", h.name, "' does not exist (was its container reset?)");
-  ctx->KeepAliveForStep(*out);
-  return Status::OK();
-}
-
 class ReaderReadOp : public AsyncOpKernel {
  public:
   explicit ReaderReadOp(OpKernelConstruction* ctx)
@@ -277,8 +257,8 @@ class ReaderReadOp : public AsyncOpKernel {
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
     std::shared_ptr<Reader> reader;
     std::shared_ptr<QueueBase> queue;
-    OP_REQUIRES_OK_ASYNC(ctx, LookUpHandle(ctx, 0, "reader", &reader), done);
-    OP_REQUIRES_OK_ASYNC(ctx, LookUpHandle(ctx, 1, "queue", &queue), done);
+    OP_REQUIRES_OK_ASYNC(ctx, LookupResource(ctx, 0, "reader", &reader), done);
+    OP_REQUIRES_OK_ASYNC(ctx, LookupResource(ctx, 1, "queue", &queue), done);
     int64_t n = 1;
     if (up_to_) {
       const Tensor& t = ctx->input(2);
@@ -315,7 +295,7 @@ class ReaderNumRecordsProducedOp : public OpKernel {
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
     std::shared_ptr<Reader> reader;
-    OP_REQUIRES_OK(ctx, LookUpHandle(ctx, 0, "reader", &reader));
+    OP_REQUIRES_OK(ctx, LookupResource(ctx, 0, "reader", &reader));
     ctx->set_output(0, Tensor::Scalar<int64_t>(reader->produced()));
   }
 };
@@ -325,7 +305,7 @@ class ReaderResetOp : public OpKernel {
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
     std::shared_ptr<Reader> reader;
-    OP_REQUIRES_OK(ctx, LookUpHandle(ctx, 0, "reader", &reader));
+    OP_REQUIRES_OK(ctx, LookupResource(ctx, 0, "reader", &reader));
     reader->Reset();
   }
 };
