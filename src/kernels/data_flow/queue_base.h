@@ -74,6 +74,9 @@ class QueueBase : public ResourceBase, public std::enable_shared_from_this<Queue
 
   int64_t Size() const;
   bool IsClosed() const;
+  // A reset container closes its queues, cancelling pending enqueues: the
+  // ops waiting on one end (dequeues with OutOfRange once it is drained).
+  void OnContainerCleanup() override { Close(/*cancel_pending_enqueues=*/true); }
 
  protected:
   // Element storage, called under mu_. Each component of an element is a

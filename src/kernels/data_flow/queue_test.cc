@@ -173,6 +173,19 @@ TEST(QueueTest, ADeadlineEndsAWaitingDequeueAndLosesNothing) {
   EXPECT_EQ(*DequeueMany(s.get(), 2), (std::vector<float>{1, 2}));
 }
 
+TEST(QueueTest, ResettingTheContainerEndsWaitingOps) {
+  auto s = NewSession(QueueGraph());
+  ASSERT_NE(s, nullptr);
+  auto waiting = std::async(std::launch::async, [&] { return Dequeue(s.get()); });
+  EXPECT_EQ(waiting.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
+  FLOWVM_ASSERT_OK(s->ResetContainers({""}));
+  auto got = waiting.get();
+  EXPECT_EQ(got.status().code(), Code::kOutOfRange) << got.status();
+  // The next step finds a fresh, open queue.
+  FLOWVM_ASSERT_OK(Enqueue(s.get(), 5));
+  EXPECT_EQ(*Dequeue(s.get()), 5.f);
+}
+
 TEST(QueueTest, TimeoutMsAttrEndsAWait) {
   GraphDef g = QueueGraph();
   for (auto& n : *g.mutable_node())

@@ -44,7 +44,8 @@ void ResourceMgr::Cleanup(const std::string& container) {
     doomed = std::move(it->second);
     containers_.erase(it);
   }
-  // Resources die here, outside the lock.
+  // Resources are told, and die, here, outside the lock.
+  for (auto& [key, resource] : doomed) resource->OnContainerCleanup();
 }
 
 void ResourceMgr::CleanupAll() {
@@ -53,6 +54,8 @@ void ResourceMgr::CleanupAll() {
     std::lock_guard<std::mutex> lock(mu_);
     doomed.swap(containers_);
   }
+  for (auto& [container, resources] : doomed)
+    for (auto& [key, resource] : resources) resource->OnContainerCleanup();
 }
 
 std::vector<std::string> ResourceMgr::Containers() const {

@@ -23,6 +23,10 @@ class ResourceBase {
  public:
   virtual ~ResourceBase() = default;
   virtual std::string DebugString() const = 0;
+  // Called (outside the manager's lock) when the resource's container is
+  // cleaned up: steps may still hold it, but no new step will find it. A
+  // queue closes here, so that ops waiting on it do not wait for ever.
+  virtual void OnContainerCleanup() {}
 };
 
 class ResourceMgr {
@@ -55,8 +59,9 @@ class ResourceMgr {
     return Status::OK();
   }
 
-  // Drops every resource in `container`; kernels that hold one keep it alive
-  // until they finish. A container that does not exist is not an error.
+  // Drops every resource in `container` (telling each, OnContainerCleanup);
+  // kernels that hold one keep it alive until they finish. A container that
+  // does not exist is not an error.
   void Cleanup(const std::string& container);
   void CleanupAll();
   std::vector<std::string> Containers() const;
