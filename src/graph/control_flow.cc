@@ -22,7 +22,8 @@ bool HasControlFlow(const Graph& graph) {
 Status BuildControlFlowInfo(const Graph& graph, ControlFlowInfo* info) {
   info->frames.assign(1, ControlFlowInfo::Frame());
   info->frame_of.assign(graph.num_node_ids(), -1);
-  std::vector<int> out_frame(graph.num_node_ids(), -1);  // the frame of a node's outputs
+  info->out_frame_of.assign(graph.num_node_ids(), -1);
+  std::vector<int>& out_frame = info->out_frame_of;
   std::unordered_map<std::string, int> frame_index;
   std::vector<Node*> order;
   FLOWVM_RETURN_IF_ERROR(graph.TopologicalOrder(&order));

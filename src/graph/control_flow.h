@@ -30,6 +30,9 @@ struct ControlFlowInfo {
   // Per node id: the index of the frame the node runs in (an Enter runs in
   // the enclosing frame, an Exit inside the loop); -1 for free ids.
   std::vector<int> frame_of;
+  // Per node id: the frame its outputs are in (an Enter's: the frame it
+  // enters; an Exit's: the enclosing one; others: frame_of); -1 for free ids.
+  std::vector<int> out_frame_of;
 };
 
 // Errors (InvalidArgument, naming the nodes and frames): a node whose

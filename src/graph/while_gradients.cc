@@ -45,12 +45,10 @@ Status Analyze(Graph* graph, const ControlFlowInfo& info, int frame, Loop* loop)
   if (loop->loop_cond == nullptr) return errors::InvalidArgument("loop '", loop->name, "' has no LoopCond");
   for (Node* n : graph->nodes()) {
     if (n->id() >= known) continue;
-    if (n->IsEnter()) {
-      std::string name;
+    if (n->IsEnter() && info.out_frame_of[n->id()] == frame) {
       bool is_constant = false;
-      FLOWVM_RETURN_IF_ERROR(GetNodeAttr(n->def(), "frame_name", &name));
       FLOWVM_RETURN_IF_ERROR(GetNodeAttr(n->def(), "is_constant", &is_constant));
-      if (name == loop->name && is_constant) loop->invariants.push_back(n);
+      if (is_constant) loop->invariants.push_back(n);
     }
     if (info.frame_of[n->id()] != frame || !n->IsMerge()) continue;
     LoopVar v;

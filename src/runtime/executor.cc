@@ -129,12 +129,7 @@ Status Executor::BuildFrames() {
     frame.initial_pending.push_back(pending);
     frame.initial_dead_first.push_back(dead_first);
     frame.initial_dead_later.push_back(dead_later);
-    if (item.is_enter) {
-      std::string name;
-      FLOWVM_RETURN_IF_ERROR(GetNodeAttr(n->def(), "frame_name", &name));
-      for (size_t f = 1; f < frames_.size(); ++f)
-        if (frames_[f].name == name) item.child_frame = static_cast<int>(f);
-    }
+    if (item.is_enter) item.child_frame = info.out_frame_of[n->id()];
     if (item.is_exit) {
       item.exit_index = static_cast<int>(frame.exits.size());
       frame.exits.push_back(static_cast<int>(i));

@@ -154,17 +154,7 @@ class Partitioner {
   }
 
   // The frame of `n`'s outputs (graph/control_flow.h).
-  int OutFrame(const Node* n) const {
-    const int frame = cf_.frame_of[n->id()];
-    if (n->IsExit()) return cf_.frames[frame].parent;
-    if (n->IsEnter()) {
-      std::string name;
-      if (GetNodeAttr(n->def(), "frame_name", &name).ok())
-        for (size_t f = 1; f < cf_.frames.size(); ++f)
-          if (cf_.frames[f].name == name) return static_cast<int>(f);
-    }
-    return frame;
-  }
+  int OutFrame(const Node* n) const { return cf_.out_frame_of[n->id()]; }
 
   // A loop whose nodes are on several devices gets, on each of them, a
   // control loop (paper 4.4): Enter -> Merge -> Switch -> Identity ->
@@ -206,6 +196,9 @@ class Partitioner {
       for (auto& [device, frames] : present)
         if (frames[f]) FLOWVM_RETURN_IF_ERROR(ControlLoop(f, device).status());
     }
+    std::map<std::pair<std::string, std::string>, NodeDef*> by_name;  // (device, name)
+    for (auto& [device, graph] : out_->graphs)
+      for (NodeDef& n : *graph.mutable_node()) by_name[{device, n.name()}] = &n;
     for (size_t i = 0; i < recvs_.size(); ++i) {
       const int f = recv_frames_[i];
       if (f == 0) continue;
@@ -214,7 +207,7 @@ class Partitioner {
         return errors::Internal("no control loop for frame '", cf_.frames[f].name, "' on ", recvs_[i].device);
       // A value a non-constant Enter let in exists in the first iteration
       // only: its Recv waits for the control loop's Enter, not its Merge.
-      FindNode(recvs_[i].device, recvs_[i].recv)
+      by_name.at({recvs_[i].device, recvs_[i].recv})
           ->add_input("^" + (recv_first_iteration_[i] ? loop->second.enter : loop->second.merge));
     }
     return Status::OK();
@@ -275,11 +268,6 @@ class Partitioner {
     return names;
   }
 
-  NodeDef* FindNode(const std::string& device, const std::string& name) {
-    for (NodeDef& n : *out_->graphs[device].mutable_node())
-      if (n.name() == name) return &n;
-    return nullptr;
-  }
 
   Status AddNode(const Node* n) {
     const std::string& device = n->assigned_device();
