@@ -94,7 +94,9 @@ void QueueRunner::Loop(Operation enqueue) {
   while (!stop_.load() && (coord_ == nullptr || !coord_->ShouldStop())) {
     Status s = session_->Run({}, {}, {enqueue}, nullptr);
     if (s.ok()) continue;
-    if (s.code() == Code::kOutOfRange) break;  // this thread's input is exhausted
+    // OutOfRange: this thread's input is exhausted. Cancelled: its queue
+    // was closed under it (by a stop, or by whoever owns the queue).
+    if (s.code() == Code::kOutOfRange || s.code() == Code::kCancelled) break;
     if (stop_.load() || (coord_ != nullptr && coord_->ShouldStop())) break;  // woken by the stop
     error = s;
     break;

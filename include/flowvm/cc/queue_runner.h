@@ -14,7 +14,8 @@
 // is exhausted: the queue of file names was closed and drained) ends that
 // thread; when the last one ends, `close_op` closes the queue, so the
 // consumers get what is left and then OutOfRange: the end of an epoch, not
-// an error. Any other error is reported to the coordinator, which stops
+// an error. Cancelled (an enqueue on a queue someone closed) ends a thread
+// quietly too. Any other error is reported to the coordinator, which stops
 // every runner; `cancel_op` (a QueueClose with cancel_pending_enqueues)
 // then wakes the enqueues that wait on a full queue. Thread-safe.
 #ifndef FLOWVM_CC_QUEUE_RUNNER_H_
