@@ -18,12 +18,12 @@ class FIFOQueue : public QueueBase {
 
  protected:
   size_t StoredLocked() const override { return elements_.size(); }
-  void PushLocked(Tuple element) override { elements_.push_back(std::move(element)); }
-  Tuple PopLocked() override;
-  void PushBackFrontLocked(std::vector<Tuple> elements) override;
+  void PushLocked(QueueElement element) override { elements_.push_back(std::move(element)); }
+  QueueElement PopLocked() override;
+  void PushBackFrontLocked(std::vector<QueueElement> elements) override;
 
  private:
-  std::deque<Tuple> elements_;
+  std::deque<QueueElement> elements_;
 };
 
 class PaddingFIFOQueue : public FIFOQueue {
@@ -31,7 +31,7 @@ class PaddingFIFOQueue : public FIFOQueue {
   PaddingFIFOQueue(std::string name, int64_t capacity, DataTypeVector dtypes, std::vector<PartialTensorShape> shapes);
 
  protected:
-  StatusOr<Tuple> BatchElements(const std::vector<Tuple>& elements) const override;
+  StatusOr<Tuple> BatchElements(const std::vector<QueueElement>& elements) const override;
 };
 
 }  // namespace flowvm

@@ -1,10 +1,6 @@
 #include "kernels/data_flow/queue_base.h"
 
 #include <algorithm>
-#include <cstring>
-
-#include "flowvm/resource_handle.h"
-#include "flowvm/variant.h"
 
 namespace flowvm {
 
@@ -13,7 +9,7 @@ namespace flowvm {
 struct QueueBase::Attempt {
   int64_t id = 0;
   bool is_enqueue = false;
-  std::vector<Tuple> elements;
+  std::vector<QueueElement> elements;
   size_t next = 0;          // enqueue: elements pushed so far
   int64_t wanted = 1;       // dequeue: how many
   bool many = false;        // dequeue: batch the result (DequeueMany / UpTo)
@@ -48,7 +44,7 @@ Status QueueBase::MatchesSpec(const std::string& type_name, int64_t capacity, co
   return Status::OK();
 }
 
-Status QueueBase::CheckElement(const Tuple& element, const char* what) const {
+Status QueueBase::CheckElement(const Tuple& element, bool rows, const char* what) const {
   if (element.size() != dtypes_.size())
     return errors::InvalidArgument(what, " to ", DebugString(), " has ", element.size(), " components; the queue has ",
                                    dtypes_.size());
@@ -56,23 +52,26 @@ Status QueueBase::CheckElement(const Tuple& element, const char* what) const {
     if (element[i].dtype() != dtypes_[i])
       return errors::InvalidArgument(what, " to ", DebugString(), ": component ", i, " is ",
                                      DataTypeName(element[i].dtype()), ", the queue holds ", DataTypeName(dtypes_[i]));
-    if (!shapes_.empty() && !shapes_[i].IsCompatibleWith(element[i].shape()))
-      return errors::InvalidArgument(what, " to ", DebugString(), ": component ", i, " has shape ",
-                                     element[i].shape().DebugString(), ", the queue holds ",
-                                     shapes_[i].DebugString());
+    if (shapes_.empty()) continue;
+    TensorShape shape = element[i].shape();
+    if (rows) shape.RemoveDim(0);
+    if (!shapes_[i].IsCompatibleWith(shape))
+      return errors::InvalidArgument(what, " to ", DebugString(), ": component ", i, " has ",
+                                     rows ? "rows of shape " : "shape ", shape.DebugString(),
+                                     ", the queue holds ", shapes_[i].DebugString());
   }
   return Status::OK();
 }
 
 void QueueBase::TryEnqueue(Tuple element, CancellationManager* cancel, int64_t timeout_ms, EnqueueDone done) {
-  Status s = CheckElement(element, "an enqueue");
+  Status s = CheckElement(element, /*rows=*/false, "an enqueue");
   if (!s.ok()) {
     done(s);
     return;
   }
   auto a = std::make_unique<Attempt>();
   a->is_enqueue = true;
-  a->elements.push_back(std::move(element));
+  a->elements.push_back(QueueElement::Whole(std::move(element)));
   a->enqueue_done = std::move(done);
   Start(std::move(a), cancel, timeout_ms);
 }
@@ -98,23 +97,17 @@ void QueueBase::TryEnqueueMany(const Tuple& batch, CancellationManager* cancel, 
     }
     n = batch[i].dim_size(0);
   }
+  Status s = CheckElement(batch, /*rows=*/true, "an enqueue_many");
+  if (!s.ok()) {
+    done(s);
+    return;
+  }
   auto a = std::make_unique<Attempt>();
   a->is_enqueue = true;
   a->elements.reserve(static_cast<size_t>(std::max<int64_t>(n, 0)));
-  for (int64_t j = 0; j < n; ++j) {
-    Tuple element;
-    element.reserve(batch.size());
-    // Row j of each component: it shares the batch's buffer.
-    for (const Tensor& component : batch) element.push_back(component.SubSlice(j));
-    if (j == 0) {  // the rows of one batch all have the same type and shape
-      Status s = CheckElement(element, "an enqueue_many");
-      if (!s.ok()) {
-        done(s);
-        return;
-      }
-    }
-    a->elements.push_back(std::move(element));
-  }
+  // The rows share the batch: one tuple for all of them.
+  auto shared = std::make_shared<const Tuple>(batch);
+  for (int64_t j = 0; j < n; ++j) a->elements.push_back(QueueElement::Row(shared, j));
   a->enqueue_done = std::move(done);
   Start(std::move(a), cancel, timeout_ms);
 }
@@ -218,7 +211,7 @@ std::function<void()> QueueBase::Complete(Attempt* a, const Status& status) {
       if (batch.ok()) result = *std::move(batch);
       else s = batch.status();
     } else {
-      result = std::move(a->elements[0]);
+      result = a->elements[0].ToTuple();
     }
   } else if (!a->elements.empty()) {
     // Nothing collected is lost: it goes back to the front.
@@ -335,75 +328,27 @@ bool QueueBase::IsClosed() const {
   return closed_;
 }
 
-namespace {
-
-template <typename T>
-void CopyObject(const Tensor& src, int64_t i, Tensor* dst, int64_t j) {
-  dst->flat<T>()[j] = src.flat<T>()[i];
-}
-
-// Element i of `src` into element j of `dst` (same dtype).
-void CopyElement(const Tensor& src, int64_t i, Tensor* dst, int64_t j) {
-  switch (src.dtype()) {
-    case DT_STRING: CopyObject<std::string>(src, i, dst, j); break;
-    case DT_RESOURCE: CopyObject<ResourceHandle>(src, i, dst, j); break;
-    case DT_VARIANT: CopyObject<Variant>(src, i, dst, j); break;
-    default: {
-      const size_t bytes = DataTypeSize(src.dtype());
-      std::memcpy(static_cast<char*>(dst->raw_data()) + j * bytes, static_cast<const char*>(src.raw_data()) + i * bytes,
-                  bytes);
-    }
-  }
-}
-
-}  // namespace
-
-void CopyIntoBatchRow(const Tensor& element, int64_t row, Tensor* batch) {
-  const int64_t row_elems = batch->dim_size(0) == 0 ? 0 : batch->NumElements() / batch->dim_size(0);
-  if (element.NumElements() == row_elems) {
-    if (DataTypeSize(element.dtype()) > 0) {
-      const size_t bytes = element.TotalBytes();
-      std::memcpy(static_cast<char*>(batch->raw_data()) + row * bytes, element.raw_data(), bytes);
-    } else {
-      for (int64_t i = 0; i < row_elems; ++i) CopyElement(element, i, batch, row * row_elems + i);
-    }
-    return;
-  }
-  const TensorShape& es = element.shape();
-  const int rank = es.dims();
-  std::vector<int64_t> index(rank, 0);
-  for (int64_t i = 0; i < element.NumElements(); ++i) {
-    int64_t dst = row;
-    for (int d = 0; d < rank; ++d) dst = dst * batch->dim_size(d + 1) + index[d];
-    CopyElement(element, i, batch, dst);
-    for (int d = rank - 1; d >= 0; --d) {
-      if (++index[d] < es.dim_size(d)) break;
-      index[d] = 0;
-    }
-  }
-}
-
-StatusOr<QueueBase::Tuple> QueueBase::BatchElements(const std::vector<Tuple>& elements) const {
+StatusOr<QueueBase::Tuple> QueueBase::BatchElements(const std::vector<QueueElement>& elements) const {
   Tuple batch;
   for (size_t c = 0; c < dtypes_.size(); ++c) {
     TensorShape row_shape;
     if (!elements.empty()) {
-      row_shape = elements[0][c].shape();
+      row_shape = elements[0].shape(c);
     } else if (!shapes_.empty() && shapes_[c].IsFullyDefined()) {
       row_shape = shapes_[c].AsTensorShape();
     } else {
       return errors::InvalidArgument("a dequeue_many of 0 elements from ", DebugString(),
                                      " needs the components' shapes to be fully defined");
     }
-    for (const Tuple& e : elements)
-      if (e[c].shape() != row_shape)
+    for (const QueueElement& e : elements)
+      if (!e.ShapeEquals(c, row_shape))
         return errors::InvalidArgument("a dequeue_many from ", DebugString(), " got component ", c,
-                                       " of shapes ", row_shape.DebugString(), " and ", e[c].shape().DebugString(),
+                                       " of shapes ", row_shape.DebugString(), " and ", e.shape(c).DebugString(),
                                        "; a batch needs equal shapes (a PaddingFIFOQueue pads them)");
     TensorShape shape = row_shape;
     shape.InsertDim(0, static_cast<int64_t>(elements.size()));
     FLOWVM_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(dtypes_[c], shape));
-    for (size_t r = 0; r < elements.size(); ++r) CopyIntoBatchRow(elements[r][c], static_cast<int64_t>(r), &t);
+    for (size_t r = 0; r < elements.size(); ++r) elements[r].CopyInto(c, static_cast<int64_t>(r), &t);
     batch.push_back(std::move(t));
   }
   return batch;

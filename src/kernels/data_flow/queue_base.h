@@ -33,6 +33,7 @@
 #include "core/timer.h"
 #include "flowvm/tensor.h"
 #include "graph/node_def_util.h"
+#include "kernels/data_flow/queue_element.h"
 #include "kernels/framework/cancellation.h"
 #include "kernels/framework/resource_mgr.h"
 
@@ -40,7 +41,7 @@ namespace flowvm {
 
 class QueueBase : public ResourceBase, public std::enable_shared_from_this<QueueBase> {
  public:
-  using Tuple = std::vector<Tensor>;  // one tensor per component
+  using Tuple = QueueElement::Tuple;  // one tensor per component
   using EnqueueDone = std::function<void(const Status&)>;
   using DequeueDone = std::function<void(const Status&, Tuple)>;
 
@@ -79,26 +80,27 @@ class QueueBase : public ResourceBase, public std::enable_shared_from_this<Queue
   void OnContainerCleanup() override { Close(/*cancel_pending_enqueues=*/true); }
 
  protected:
-  // Element storage, called under mu_. Each component of an element is a
-  // tensor without the batch dimension.
+  // Element storage, called under mu_.
   virtual size_t StoredLocked() const = 0;
-  virtual void PushLocked(Tuple element) = 0;
+  virtual void PushLocked(QueueElement element) = 0;
   // The next element a dequeue gets. REQUIRES: StoredLocked() > 0.
-  virtual Tuple PopLocked() = 0;
+  virtual QueueElement PopLocked() = 0;
   // Puts back elements a dequeue had taken but not delivered, so that they
   // are the next ones out (in their order).
-  virtual void PushBackFrontLocked(std::vector<Tuple> elements) = 0;
+  virtual void PushBackFrontLocked(std::vector<QueueElement> elements) = 0;
   // Elements that must stay while the queue is open (RandomShuffleQueue's
   // min_after_dequeue).
   virtual size_t MinAfterDequeueLocked() const { return 0; }
   // Stacks `elements` into one tensor per component; a padding queue pads.
-  virtual StatusOr<Tuple> BatchElements(const std::vector<Tuple>& elements) const;
+  virtual StatusOr<Tuple> BatchElements(const std::vector<QueueElement>& elements) const;
 
   mutable std::mutex mu_;
 
  private:
   struct Attempt;
-  Status CheckElement(const Tuple& element, const char* what) const;
+  // Checks the types and shapes of an element, or with `rows`, of each row
+  // of a batch.
+  Status CheckElement(const Tuple& element, bool rows, const char* what) const;
   void Start(std::unique_ptr<Attempt> attempt, CancellationManager* cancel, int64_t timeout_ms);
   // Serves waiting attempts as far as possible; runs completions unlocked.
   void Flush();
@@ -117,10 +119,6 @@ class QueueBase : public ResourceBase, public std::enable_shared_from_this<Queue
   int64_t next_id_ = 0;
   std::deque<std::unique_ptr<Attempt>> enqueues_, dequeues_;
 };
-
-// Copies `element` into row `row` of `batch`, whose rows are at least as
-// large in every dimension (a padding queue fills the rest beforehand).
-void CopyIntoBatchRow(const Tensor& element, int64_t row, Tensor* batch);
 
 }  // namespace flowvm
 

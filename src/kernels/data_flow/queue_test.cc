@@ -230,6 +230,33 @@ TEST(QueueTest, PaddingFifoQueuePadsABatchToItsLargestElement) {
   EXPECT_EQ(std::vector<float>(f.begin(), f.end()), (std::vector<float>{1, 0, 0, 2, 3, 4}));
 }
 
+TEST(QueueTest, PaddingFifoQueuePadsRowsOfAnEnqueueManyBesideSingleElements) {
+  auto s = NewSession(QueueGraph("PaddingFIFOQueue", true, -1, PartialTensorShape({-1})));
+  ASSERT_NE(s, nullptr);
+  FLOWVM_ASSERT_OK(s->Run({{"x", Vec({7, 8, 9})}}, {}, {"enqueue"}, nullptr));
+  Tensor rows(DT_FLOAT, TensorShape({2, 2}));
+  for (int i = 0; i < 4; ++i) rows.flat<float>()[i] = static_cast<float>(i + 1);
+  FLOWVM_ASSERT_OK(s->Run({{"x", rows}}, {}, {"enqueue_many"}, nullptr));
+  std::vector<Tensor> out;
+  FLOWVM_ASSERT_OK(s->Run({{"n", Tensor::Scalar<int32_t>(2)}}, {"dequeue_many"}, {}, &out));
+  EXPECT_EQ(out[0].shape(), TensorShape({2, 3}));
+  auto f = out[0].flat<float>();
+  EXPECT_EQ(std::vector<float>(f.begin(), f.end()), (std::vector<float>{7, 8, 9, 1, 2, 0}));
+  // The last row alone has its own shape.
+  FLOWVM_ASSERT_OK(s->Run({}, {"dequeue"}, {}, &out));
+  EXPECT_EQ(out[0].shape(), TensorShape({2}));
+  EXPECT_EQ(out[0].flat<float>()[0], 3);
+  EXPECT_EQ(out[0].flat<float>()[1], 4);
+}
+
+TEST(QueueTest, EnqueueManyRowsOfTheWrongShapeAreRefused) {
+  auto s = NewSession(QueueGraph("FIFOQueue", true, -1, PartialTensorShape({2})));
+  ASSERT_NE(s, nullptr);
+  Status st = s->Run({{"x", Vec({1, 2, 3})}}, {}, {"enqueue_many"}, nullptr);  // rows are scalars
+  EXPECT_EQ(st.code(), Code::kInvalidArgument) << st;
+  EXPECT_NE(st.message().find("rows of shape []"), std::string::npos) << st;
+}
+
 TEST(QueueTest, WrongComponentsAreRefusedNamingTheQueue) {
   auto s = NewSession(QueueGraph());
   ASSERT_NE(s, nullptr);

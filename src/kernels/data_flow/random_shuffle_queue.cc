@@ -16,17 +16,17 @@ RandomShuffleQueue::RandomShuffleQueue(std::string name, int64_t capacity, int64
   }
 }
 
-QueueBase::Tuple RandomShuffleQueue::PopLocked() {
+QueueElement RandomShuffleQueue::PopLocked() {
   std::uniform_int_distribution<size_t> pick(0, elements_.size() - 1);
   const size_t i = pick(rng_);
   std::swap(elements_[i], elements_.back());
-  Tuple t = std::move(elements_.back());
+  QueueElement t = std::move(elements_.back());
   elements_.pop_back();
   return t;
 }
 
 // The order is random anyway: they simply go back in.
-void RandomShuffleQueue::PushBackFrontLocked(std::vector<Tuple> elements) {
+void RandomShuffleQueue::PushBackFrontLocked(std::vector<QueueElement> elements) {
   for (auto& e : elements) elements_.push_back(std::move(e));
 }
 

@@ -19,15 +19,15 @@ class RandomShuffleQueue : public QueueBase {
 
  protected:
   size_t StoredLocked() const override { return elements_.size(); }
-  void PushLocked(Tuple element) override { elements_.push_back(std::move(element)); }
-  Tuple PopLocked() override;
-  void PushBackFrontLocked(std::vector<Tuple> elements) override;
+  void PushLocked(QueueElement element) override { elements_.push_back(std::move(element)); }
+  QueueElement PopLocked() override;
+  void PushBackFrontLocked(std::vector<QueueElement> elements) override;
   size_t MinAfterDequeueLocked() const override { return min_after_dequeue_; }
 
  private:
   const size_t min_after_dequeue_;
   std::mt19937_64 rng_;
-  std::vector<Tuple> elements_;
+  std::vector<QueueElement> elements_;
 };
 
 }  // namespace flowvm
