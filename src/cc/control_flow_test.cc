@@ -203,6 +203,66 @@ TEST(ControlFlowBuildersTest, GradientsThroughWhileLoop) {
   }
 }
 
+TEST(ControlFlowBuildersTest, GradientsThroughACondInsideAWhileLoop) {
+  // Two iterations of v = v * x, then v = v + x: the conditional's branch
+  // changes with the iteration, and so do the forward values the backward
+  // loop pops.
+  Scope root = Scope::NewRootScope();
+  auto n = ops::Placeholder(root.WithOpName("n"), DT_INT32);
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  auto v0 = ops::Placeholder(root.WithOpName("v0"), DT_FLOAT);
+  std::vector<Output> out;
+  FLOWVM_ASSERT_OK(WhileLoop(
+      root, {ops::Const(root, 0), v0},
+      [&](const Scope& s, const std::vector<Output>& v, Output* c) {
+        *c = ops::Less(s, v[0], n);
+        return s.status();
+      },
+      [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
+        std::vector<Output> branch;
+        FLOWVM_RETURN_IF_ERROR(Cond(
+            s, ops::Less(s, v[0], 2),
+            [&](const Scope& t, std::vector<Output>* o) {
+              o->push_back(ops::Mul(t, v[1], x));
+              return t.status();
+            },
+            [&](const Scope& e, std::vector<Output>* o) {
+              o->push_back(ops::Add(e, v[1], x));
+              return e.status();
+            },
+            &branch));
+        next->push_back(ops::Add(s, v[0], 1));
+        next->push_back(branch[0]);
+        return s.status();
+      },
+      &out));
+  std::vector<Output> grads;
+  FLOWVM_ASSERT_OK(AddSymbolicGradients(root, {out[1]}, {v0, x}, &grads));
+  ClientSession session(root);
+  for (int iters : {0, 1, 2, 5}) {
+    // Forward-mode derivatives, by hand.
+    double v = 2.0, dv0 = 1.0, dx = 0.0;
+    const double xv = 1.5;
+    for (int i = 0; i < iters; ++i) {
+      if (i < 2) {
+        dx = dx * xv + v;
+        dv0 *= xv;
+        v *= xv;
+      } else {
+        dx += 1.0;
+        v += xv;
+      }
+    }
+    std::vector<Tensor> got;
+    FLOWVM_ASSERT_OK(session.Run({{n, Tensor::Scalar<int32_t>(iters)}, {x, Tensor::Scalar<float>(1.5f)},
+                                  {v0, Tensor::Scalar<float>(2.0f)}},
+                                 {out[1], grads[0], grads[1]}, &got));
+    EXPECT_FLOAT_EQ(got[0].scalar<float>(), static_cast<float>(v)) << iters;
+    EXPECT_FLOAT_EQ(got[1].scalar<float>(), static_cast<float>(dv0)) << iters;
+    EXPECT_FLOAT_EQ(got[2].scalar<float>(), static_cast<float>(dx)) << iters;
+  }
+}
+
 TEST(ControlFlowBuildersTest, ErrorsAreReturnedAndRecorded) {
   Scope root = Scope::NewRootScope();
   std::vector<Output> out;

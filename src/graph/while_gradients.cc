@@ -1,7 +1,9 @@
 #include "graph/while_gradients.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
+#include <tuple>
 
 #include "graph/gradient_registry.h"
 #include "graph/gradients.h"
@@ -99,6 +101,64 @@ struct Skeleton {
   std::vector<NodeOut> values, exits;
 };
 
+// A branch of a conditional inside the loop body: the values that exist
+// only in the iterations where `pred` was `branch`. Nested in `parent`
+// (-1: the body itself, every iteration).
+struct CondContext {
+  NodeOut pred;
+  int branch = 0;
+  int parent = -1;
+};
+
+struct CondContexts {
+  std::vector<CondContext> contexts;
+  std::vector<int> depth;
+  std::map<std::pair<int, int>, int> of_output;  // (node id, output) -> context
+  int Of(const NodeOut& t) const {
+    auto it = of_output.find(Key(t));
+    return it == of_output.end() ? -1 : it->second;
+  }
+  int Depth(int c) const { return c < 0 ? 0 : depth[c]; }
+};
+
+// The conditional context of every output of the frame's nodes, in
+// topological order: a node lies in the deepest context of its inputs; a
+// Switch (other than the loop's own, on its LoopCond) opens one context per
+// output; a Merge closes the context its inputs came from.
+CondContexts FindCondContexts(const ControlFlowInfo& info, int frame, const std::vector<Node*>& order,
+                              const Node* loop_cond) {
+  CondContexts cc;
+  std::map<std::tuple<int, int, int, int>, int> made;  // (pred node, pred output, branch, parent)
+  const int known = static_cast<int>(info.frame_of.size());
+  auto child = [&](const NodeOut& pred, int branch, int parent) {
+    auto key = std::make_tuple(pred.node->id(), pred.index, branch, parent);
+    auto it = made.find(key);
+    if (it != made.end()) return it->second;
+    cc.contexts.push_back(CondContext{pred, branch, parent});
+    cc.depth.push_back(cc.Depth(parent) + 1);
+    made.emplace(key, static_cast<int>(cc.contexts.size()) - 1);
+    return static_cast<int>(cc.contexts.size()) - 1;
+  };
+  for (Node* n : order) {
+    if (n->id() >= known || info.frame_of[n->id()] != frame) continue;
+    int c = -1;
+    for (const Edge* e : n->in_edges()) {
+      if (e->IsBackEdge()) continue;
+      // A control edge carries the deadness of its source node; a Switch
+      // node's is the context it lies in (one of its outputs is alive).
+      const int from = e->IsControlEdge() ? cc.Of(NodeOut(e->src(), -1)) : cc.Of(NodeOut(e->src(), e->src_output()));
+      if (cc.Depth(from) > cc.Depth(c)) c = from;
+    }
+    if (n->IsMerge() && c >= 0) c = cc.contexts[c].parent;
+    cc.of_output[{n->id(), -1}] = c;
+    for (int k = 0; k < n->num_outputs(); ++k) cc.of_output[{n->id(), k}] = c;
+    const Edge* pred = n->IsSwitch() ? n->input_edge(1) : nullptr;
+    if (pred != nullptr && pred->src() != loop_cond)
+      for (int k = 0; k < 2; ++k) cc.of_output[{n->id(), k}] = child(NodeOut(pred->src(), pred->src_output()), k, c);
+  }
+  return cc;
+}
+
 }  // namespace
 
 Status AddWhileLoopGradient(const GraphScope& scope, const ControlFlowInfo& info, int frame,
@@ -120,7 +180,13 @@ Status AddWhileLoopGradient(const GraphScope& scope, const ControlFlowInfo& info
   GraphScope in_fwd = fwd.WithControlDependencies({cnt_ident.node});
   NodeOut cnt_plus = in_fwd.Op("Add", {cnt_ident, ConstOp(in_fwd, Tensor::Scalar<int32_t>(1))});
   NodeOut cnt_next = fwd.Op("NextIteration", {cnt_plus});
+  // The counter's next iteration waits for this iteration's pushes (so the
+  // next ones come after them); through a ControlTrigger, because a push in
+  // a conditional's untaken branch is dead, and deadness must not stop the
+  // counter.
+  Node* pushed = fwd.WithControlDependencies({cnt_ident.node}).AddNode("ControlTrigger", {});
   FLOWVM_RETURN_IF_ERROR(s.status());
+  graph->AddControlEdge(pushed, cnt_next.node);
   FLOWVM_RETURN_IF_ERROR(Rewire(graph, cnt_merge, 1, cnt_next));
 
   // 2. The backward loop's variables: the counter, one gradient per
@@ -171,6 +237,7 @@ Status AddWhileLoopGradient(const GraphScope& scope, const ControlFlowInfo& info
   NodeOut cnt_less = body.Op("Sub", {values[0], ConstOp(body, Tensor::Scalar<int32_t>(1))});
   std::vector<Node*> order;
   FLOWVM_RETURN_IF_ERROR(graph->TopologicalOrder(&order));
+  CondContexts contexts = FindCondContexts(info, frame, order, loop.loop_cond);
   std::set<int> sources, sinks;
   for (const LoopVar& v : vars) sources.insert(v.value.node->id());
   for (Node* inv : invariants) sources.insert(inv->id());
@@ -254,10 +321,59 @@ Status AddWhileLoopGradient(const GraphScope& scope, const ControlFlowInfo& info
 
   // 4. Forward values the backward body reads come from stacks; constants
   //    are made again, and values from outside the loop (the invariants'
-  //    inputs included) enter the backward loop as invariants.
+  //    inputs included) enter the backward loop as invariants. A value of a
+  //    conditional's branch was pushed only in the iterations that took the
+  //    branch: its pop runs under the backward twin of that branch (a
+  //    Switch on the popped predicate), so it is dead in the others too.
   const int known = static_cast<int>(info.frame_of.size());
   auto in_forward_frame = [&](const Node* n) { return n->id() < known && info.frame_of[n->id()] == frame; };
   std::map<std::pair<int, int>, NodeOut> routed;
+  std::vector<Node*> pivots(contexts.contexts.size(), nullptr);
+  Status route_status;
+  std::function<NodeOut(NodeOut)> route;
+  std::function<Node*(int)> pivot = [&](int c) -> Node* {
+    if (c < 0) return values[0].node;
+    if (pivots[c] != nullptr) return pivots[c];
+    const CondContext& ctx = contexts.contexts[c];
+    Node* parent = pivot(ctx.parent);
+    NodeOut pred = route(ctx.pred);
+    GraphScope ps = s.NewSubScope("branch");
+    Node* sw = ps.AddNode("Switch", {NodeOut(parent, 0), pred});
+    pivots[c] = ps.Op("Identity", {NodeOut(sw, ctx.branch)}).node;
+    return pivots[c];
+  };
+  route = [&](NodeOut t) -> NodeOut {
+    Node* src = t.node;
+    const bool invariant = std::find(invariants.begin(), invariants.end(), src) != invariants.end() ||
+                           std::find(loop.invariants.begin(), loop.invariants.end(), src) != loop.invariants.end();
+    if (invariant) {
+      const Edge* in = src->input_edge(0);
+      t = NodeOut(in->src(), in->src_output());
+    }
+    auto it = routed.find(Key(t));
+    if (it != routed.end()) return it->second;
+    NodeOut r;
+    if (!invariant && in_forward_frame(src) && src->op() == "Const" && src->num_inputs() == 0) {
+      Tensor value;
+      Status st = GetNodeAttr(src->def(), "value", &value);
+      if (!st.ok() && route_status.ok()) route_status = st;
+      r = ConstOp(body, value);
+    } else if (!invariant && in_forward_frame(src)) {
+      const DataType type = BaseType(src->output_type(t.index));
+      GraphScope st = s.NewSubScope("stack");
+      NodeOut stack = st.Op("StackV2", {ConstOp(st, Tensor::Scalar<int32_t>(-1))}, {{"elem_type", MakeAttrValue(type)}});
+      NodeOut in_f = EnterOp(st, stack, loop.name, true, loop.parallel_iterations);
+      Node* push = st.WithControlDependencies({cnt_ident.node}).AddNode("StackPushV2", {in_f, t});
+      NodeOut in_b = EnterOp(st, stack, grad_frame, true, 1);
+      Node* under = pivot(contexts.Of(t));
+      r = st.WithControlDependencies({under}).Op("StackPopV2", {in_b}, {{"elem_type", MakeAttrValue(type)}});
+      if (push != nullptr) graph->AddControlEdge(push, pushed);
+    } else {
+      r = EnterOp(s.NewSubScope("outer"), t, grad_frame, true, 1);
+    }
+    routed.emplace(Key(t), r);
+    return r;
+  };
   const int body_last = graph->num_node_ids();
   for (int id = body_first; id < body_last; ++id) {
     Node* n = graph->FindNodeId(id);
@@ -267,39 +383,10 @@ Status AddWhileLoopGradient(const GraphScope& scope, const ControlFlowInfo& info
       Node* src = e->src();
       if (e->IsControlEdge() || src->id() >= body_first) continue;
       if (src->id() >= bwd_first) continue;  // the backward loop's own skeleton
-      NodeOut t(src, e->src_output());
-      const bool invariant = std::find(invariants.begin(), invariants.end(), src) != invariants.end() ||
-                             std::find(loop.invariants.begin(), loop.invariants.end(), src) != loop.invariants.end();
-      if (invariant) {
-        const Edge* in = src->input_edge(0);
-        t = NodeOut(in->src(), in->src_output());
-      }
-      auto it = routed.find(Key(t));
-      if (it == routed.end()) {
-        NodeOut r;
-        if (!invariant && in_forward_frame(src) && src->op() == "Const" && src->num_inputs() == 0) {
-          Tensor value;
-          FLOWVM_RETURN_IF_ERROR(GetNodeAttr(src->def(), "value", &value));
-          r = ConstOp(body, value);
-        } else if (!invariant && in_forward_frame(src)) {
-          const DataType type = BaseType(src->output_type(e->src_output()));
-          GraphScope st = s.NewSubScope("stack");
-          NodeOut stack = st.Op("StackV2", {ConstOp(st, Tensor::Scalar<int32_t>(-1))}, {{"elem_type", MakeAttrValue(type)}});
-          NodeOut in_f = EnterOp(st, stack, loop.name, true, loop.parallel_iterations);
-          Node* push = st.WithControlDependencies({cnt_ident.node}).AddNode("StackPushV2", {in_f, t});
-          NodeOut in_b = EnterOp(st, stack, grad_frame, true, 1);
-          r = st.WithControlDependencies({values[0].node}).Op("StackPopV2", {in_b}, {{"elem_type", MakeAttrValue(type)}});
-          FLOWVM_RETURN_IF_ERROR(s.status());
-          // The counter's next iteration waits for this iteration's pushes,
-          // and the next pushes wait for it: the pushes come in order.
-          graph->AddControlEdge(push, cnt_next.node);
-        } else {
-          r = EnterOp(s.NewSubScope("outer"), t, grad_frame, true, 1);
-        }
-        FLOWVM_RETURN_IF_ERROR(s.status());
-        it = routed.emplace(Key(t), r).first;
-      }
-      FLOWVM_RETURN_IF_ERROR(Rewire(graph, n, e->dst_input(), it->second));
+      NodeOut r = route(NodeOut(src, e->src_output()));
+      FLOWVM_RETURN_IF_ERROR(route_status);
+      FLOWVM_RETURN_IF_ERROR(s.status());
+      FLOWVM_RETURN_IF_ERROR(Rewire(graph, n, e->dst_input(), r));
     }
   }
   for (size_t i = 0; i < merges.size(); ++i) {

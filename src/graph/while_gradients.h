@@ -9,7 +9,10 @@
 // StackPushV2) in each iteration, in iteration order; the backward loop
 // pops them (StackPopV2) in reverse. Invariants' gradients are summed over
 // the iterations. The backward loop runs one iteration at a time, so its
-// pops come in order.
+// pops come in order. A conditional inside the body is differentiated with
+// it: a value of one of its branches is pushed only in the iterations that
+// took the branch, and popped under the backward twin of that branch (a
+// Switch on the popped predicate), so pushes and pops still pair up.
 //
 // Unimplemented (naming the loop) for a loop with a nested loop; the body's
 // own ops need registered gradient functions (NotFound otherwise).

@@ -44,7 +44,7 @@ NodeOut Enter(const GraphScope& s, NodeOut x, const std::string& frame, bool con
 // for (i = 0; i < 3; ++i) v = body(v, w): the loop written node by node as
 // TensorFlow 1.x writes it; the gradient reaches v's initial value and the
 // invariant w.
-GradientBuildFn Loop(const std::function<NodeOut(const GraphScope&, NodeOut v, NodeOut w)>& body) {
+GradientBuildFn Loop(const std::function<NodeOut(const GraphScope&, NodeOut v, NodeOut w, NodeOut i)>& body) {
   return [body](const GraphScope& s, const std::vector<NodeOut>& x) {
     Graph* g = s.graph();
     const std::string frame = "loop";
@@ -61,7 +61,7 @@ GradientBuildFn Loop(const std::function<NodeOut(const GraphScope&, NodeOut v, N
     NodeOut v = s.Op("Identity", {NodeOut(v_switch, 1)});
     NodeOut one = ConstOp(s.WithControlDependencies({i.node}), Tensor::Scalar<int32_t>(1));
     NodeOut i_next = s.Op("NextIteration", {s.Op("Add", {i, one})});
-    NodeOut v_next = s.Op("NextIteration", {body(s, v, w)});
+    NodeOut v_next = s.Op("NextIteration", {body(s, v, w, i)});
     for (auto [merge, next] : {std::make_pair(i_merge, i_next), std::make_pair(v_merge, v_next)}) {
       g->RemoveEdge(merge->input_edge(1));
       (void)g->AddEdge(next.node, 0, merge, 1);
@@ -76,11 +76,23 @@ std::vector<GradCase> LoopCases() {
   const Tensor w = RandomDoubles(TensorShape({2, 3}), 0.5, 1.5, 22);
   return {
       // v * w three times: v0 * w^3.
-      {"Loop_product", "Exit", {v0, w}, Loop([](const GraphScope& s, NodeOut v, NodeOut w) { return s.Op("Mul", {v, w}); })},
+      {"Loop_product", "Exit", {v0, w}, Loop([](const GraphScope& s, NodeOut v, NodeOut w, NodeOut) { return s.Op("Mul", {v, w}); })},
       // tanh(v * w + v): the forward values the backward loop needs come
       // from stacks, in reverse order.
-      {"Loop_tanh", "Enter", {v0, w}, Loop([](const GraphScope& s, NodeOut v, NodeOut w) {
+      {"Loop_tanh", "Enter", {v0, w}, Loop([](const GraphScope& s, NodeOut v, NodeOut w, NodeOut) {
          return s.Op("Tanh", {s.Op("Add", {s.Op("Mul", {v, w}), v})});
+       })},
+      // A conditional in the body whose branch changes with the iteration:
+      // v * w in iteration 0, tanh(v + w) in 1 and 2. The forward values
+      // of a branch are pushed only when it runs, and popped only then.
+      {"Loop_cond", "Exit", {v0, w}, Loop([](const GraphScope& s, NodeOut v, NodeOut w, NodeOut i) {
+         NodeOut one = ConstOp(s.WithControlDependencies({i.node}), Tensor::Scalar<int32_t>(1));
+         NodeOut first = s.Op("Less", {i, one});
+         Node* v_sw = s.AddNode("Switch", {v, first});
+         Node* w_sw = s.AddNode("Switch", {w, first});
+         NodeOut then_value = s.Op("Mul", {NodeOut(v_sw, 1), NodeOut(w_sw, 1)});
+         NodeOut else_value = s.Op("Tanh", {s.Op("Add", {NodeOut(v_sw, 0), NodeOut(w_sw, 0)})});
+         return s.Op("Merge", {OpInput::List({else_value, then_value})});
        })},
   };
 }
