@@ -263,6 +263,57 @@ TEST(ControlFlowBuildersTest, GradientsThroughACondInsideAWhileLoop) {
   }
 }
 
+TEST(ControlFlowBuildersTest, GradientsReachAVariableReadInsideACondAndALoop) {
+  // y = cond(pred, w * x, w + x) + (w multiplied into 1 n times), with the
+  // variable w entering the conditional by RefSwitch and the loop by
+  // RefEnter: dy/dw = (x or 1) + n w^(n-1).
+  Scope root = Scope::NewRootScope();
+  auto pred = ops::Placeholder(root.WithOpName("pred"), DT_BOOL);
+  auto n = ops::Placeholder(root.WithOpName("n"), DT_INT32);
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  auto w = Variable(root.WithOpName("w"), {}, DT_FLOAT, init::Constant(2.0f));
+  std::vector<Output> branch;
+  FLOWVM_ASSERT_OK(Cond(
+      root, pred,
+      [&](const Scope& s, std::vector<Output>* o) {
+        o->push_back(ops::Mul(s, w, x));
+        return s.status();
+      },
+      [&](const Scope& s, std::vector<Output>* o) {
+        o->push_back(ops::Add(s, w, x));
+        return s.status();
+      },
+      &branch));
+  std::vector<Output> loop;
+  FLOWVM_ASSERT_OK(WhileLoop(
+      root, {ops::Const(root, 0), ops::Const(root, 1.0f)},
+      [&](const Scope& s, const std::vector<Output>& v, Output* c) {
+        *c = ops::Less(s, v[0], n);
+        return s.status();
+      },
+      [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
+        next->push_back(ops::Add(s, v[0], 1));
+        next->push_back(ops::Mul(s, v[1], w));
+        return s.status();
+      },
+      &loop));
+  auto y = ops::Add(root, branch[0], loop[1]);
+  std::vector<Output> grads;
+  FLOWVM_ASSERT_OK(AddSymbolicGradients(root, {y}, {Output(w)}, &grads));
+  ClientSession session(root);
+  FLOWVM_ASSERT_OK(session.Run({}, {}, {GlobalVariablesInitializer(root)}, nullptr));
+  for (bool p : {true, false}) {
+    for (int iters : {0, 3}) {
+      std::vector<Tensor> v;
+      FLOWVM_ASSERT_OK(session.Run({{pred, Tensor::Scalar<bool>(p)}, {n, Tensor::Scalar<int32_t>(iters)},
+                                    {x, Tensor::Scalar<float>(5.0f)}},
+                                   {grads[0]}, &v));
+      const float expected = (p ? 5.0f : 1.0f) + (iters == 0 ? 0.0f : iters * std::pow(2.0f, iters - 1));
+      EXPECT_FLOAT_EQ(v[0].scalar<float>(), expected) << p << " " << iters;
+    }
+  }
+}
+
 TEST(ControlFlowBuildersTest, ErrorsAreReturnedAndRecorded) {
   Scope root = Scope::NewRootScope();
   std::vector<Output> out;

@@ -31,6 +31,10 @@ Status MergeGrad(const GraphScope& s, const Node& op, const std::vector<NodeOut>
 
 REGISTER_GRADIENT("Switch", SwitchGrad);
 REGISTER_GRADIENT("Merge", MergeGrad);
+// The reference forms route a variable into a conditional: its gradient
+// goes back to the variable the same way.
+REGISTER_GRADIENT("RefSwitch", SwitchGrad);
+REGISTER_GRADIENT("RefMerge", MergeGrad);
 // A loop's gradient pushes forward values; the push itself is not on any
 // path being differentiated.
 REGISTER_NO_GRADIENT("StackPushV2");
