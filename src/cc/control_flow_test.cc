@@ -314,6 +314,179 @@ TEST(ControlFlowBuildersTest, GradientsReachAVariableReadInsideACondAndALoop) {
   }
 }
 
+TEST(ControlFlowBuildersTest, GradientsThroughNestedLoops) {
+  // n times: (m times: v = v * x)  =>  v = v0 x^(nm).
+  Scope root = Scope::NewRootScope();
+  auto n = ops::Placeholder(root.WithOpName("n"), DT_INT32);
+  auto m = ops::Placeholder(root.WithOpName("m"), DT_INT32);
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  auto v0 = ops::Placeholder(root.WithOpName("v0"), DT_FLOAT);
+  std::vector<Output> out;
+  FLOWVM_ASSERT_OK(WhileLoop(
+      root, {ops::Const(root, 0), v0},
+      [&](const Scope& s, const std::vector<Output>& v, Output* c) {
+        *c = ops::Less(s, v[0], n);
+        return s.status();
+      },
+      [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
+        std::vector<Output> inner;
+        FLOWVM_RETURN_IF_ERROR(WhileLoop(
+            s, {ops::Const(s, 0), v[1]},
+            [&](const Scope& t, const std::vector<Output>& u, Output* c) {
+              *c = ops::Less(t, u[0], m);
+              return t.status();
+            },
+            [&](const Scope& t, const std::vector<Output>& u, std::vector<Output>* un) {
+              un->push_back(ops::Add(t, u[0], 1));
+              un->push_back(ops::Mul(t, u[1], x));
+              return t.status();
+            },
+            &inner));
+        next->push_back(ops::Add(s, v[0], 1));
+        next->push_back(inner[1]);
+        return s.status();
+      },
+      &out));
+  std::vector<Output> grads;
+  FLOWVM_ASSERT_OK(AddSymbolicGradients(root, {out[1]}, {v0, x}, &grads));
+  ClientSession session(root);
+  for (int outer : {0, 1, 3}) {
+    for (int inner : {0, 2}) {
+      const int k = outer * inner;
+      std::vector<Tensor> v;
+      FLOWVM_ASSERT_OK(session.Run({{n, Tensor::Scalar<int32_t>(outer)}, {m, Tensor::Scalar<int32_t>(inner)},
+                                    {x, Tensor::Scalar<float>(1.5f)}, {v0, Tensor::Scalar<float>(2.0f)}},
+                                   {out[1], grads[0], grads[1]}, &v));
+      EXPECT_FLOAT_EQ(v[0].scalar<float>(), 2.0f * std::pow(1.5f, k)) << outer << "x" << inner;
+      EXPECT_FLOAT_EQ(v[1].scalar<float>(), std::pow(1.5f, k)) << outer << "x" << inner;
+      EXPECT_FLOAT_EQ(v[2].scalar<float>(), k == 0 ? 0.f : k * std::pow(1.5f, k - 1) * 2.0f) << outer << "x" << inner;
+    }
+  }
+}
+
+TEST(ControlFlowBuildersTest, NestedLoopGradientsMatchCentralDifferences) {
+  // Outer: 3 times { a = tanh(v); inner: 2 times { u = u * a + x }; v = u }:
+  // the inner body reads a value of the outer body (a), a value from
+  // outside both (x) and its own values; every iteration's forward values
+  // come back from stacks in reverse.
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_DOUBLE);
+  auto v0 = ops::Placeholder(root.WithOpName("v0"), DT_DOUBLE);
+  std::vector<Output> out;
+  FLOWVM_ASSERT_OK(WhileLoop(
+      root, {ops::Const(root, 0), v0},
+      [&](const Scope& s, const std::vector<Output>& v, Output* c) {
+        *c = ops::Less(s, v[0], 3);
+        return s.status();
+      },
+      [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
+        auto a = ops::Tanh(s, v[1]);
+        std::vector<Output> inner;
+        FLOWVM_RETURN_IF_ERROR(WhileLoop(
+            s, {ops::Const(s, 0), v[1]},
+            [&](const Scope& t, const std::vector<Output>& u, Output* c) {
+              *c = ops::Less(t, u[0], 2);
+              return t.status();
+            },
+            [&](const Scope& t, const std::vector<Output>& u, std::vector<Output>* un) {
+              un->push_back(ops::Add(t, u[0], 1));
+              un->push_back(ops::Add(t, ops::Mul(t, u[1], a), x));
+              return t.status();
+            },
+            &inner));
+        next->push_back(ops::Add(s, v[0], 1));
+        next->push_back(inner[1]);
+        return s.status();
+      },
+      &out));
+  auto y = ops::Sum(root, out[1], {0});
+  std::vector<Output> grads;
+  FLOWVM_ASSERT_OK(AddSymbolicGradients(root, {y}, {v0, x}, &grads));
+  ClientSession session(root);
+  const std::vector<double> x_init = {0.3, -0.7}, v_init = {0.9, -0.4};
+  auto run = [&](const std::vector<double>& xv, const std::vector<double>& vv, std::vector<Tensor>* got,
+                 bool with_grads) {
+    std::vector<Output> fetch = {y};
+    if (with_grads) fetch.insert(fetch.end(), grads.begin(), grads.end());
+    FLOWVM_ASSERT_OK(session.Run({{x, Tensor::FromVector<double>(xv)}, {v0, Tensor::FromVector<double>(vv)}}, fetch,
+                                 got));
+  };
+  std::vector<Tensor> analytic;
+  run(x_init, v_init, &analytic, true);
+  const double h = 1e-6;
+  for (int which = 0; which < 2; ++which) {  // 0: v0, 1: x
+    for (int i = 0; i < 2; ++i) {
+      std::vector<double> xp = x_init, xm = x_init, vp = v_init, vm = v_init;
+      (which == 0 ? vp : xp)[i] += h;
+      (which == 0 ? vm : xm)[i] -= h;
+      std::vector<Tensor> plus, minus;
+      run(xp, vp, &plus, false);
+      run(xm, vm, &minus, false);
+      const double numeric = (plus[0].scalar<double>() - minus[0].scalar<double>()) / (2 * h);
+      EXPECT_NEAR(analytic[1 + which].flat<double>()[i], numeric, 1e-6) << which << " " << i;
+    }
+  }
+}
+
+TEST(ControlFlowBuildersTest, NestedLoopGradientsWithOverlappingOuterIterations) {
+  // acc += (2 times: u = tanh(u * b)) with b = x * (i + 1): the outer
+  // iterations do not wait for each other, so their inner loops run at the
+  // same time; each keeps its forward values on stacks of its own.
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_DOUBLE);
+  std::vector<Output> out;
+  FLOWVM_ASSERT_OK(WhileLoop(
+      root, {ops::Const(root, 0), ops::ZerosLike(root, x)},
+      [&](const Scope& s, const std::vector<Output>& v, Output* c) {
+        *c = ops::Less(s, v[0], 4);
+        return s.status();
+      },
+      [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
+        auto b = ops::Mul(s, x, ops::Cast(s, ops::Add(s, v[0], 1), DT_DOUBLE));
+        std::vector<Output> inner;
+        FLOWVM_RETURN_IF_ERROR(WhileLoop(
+            s, {ops::Const(s, 0), b},
+            [&](const Scope& t, const std::vector<Output>& u, Output* c) {
+              *c = ops::Less(t, u[0], 2);
+              return t.status();
+            },
+            [&](const Scope& t, const std::vector<Output>& u, std::vector<Output>* un) {
+              un->push_back(ops::Add(t, u[0], 1));
+              un->push_back(ops::Tanh(t, ops::Mul(t, u[1], b)));
+              return t.status();
+            },
+            &inner));
+        next->push_back(ops::Add(s, v[0], 1));
+        next->push_back(ops::Add(s, v[1], inner[1]));
+        return s.status();
+      },
+      &out));
+  auto y = ops::Sum(root, out[1], {0});
+  std::vector<Output> grads;
+  FLOWVM_ASSERT_OK(AddSymbolicGradients(root, {y}, {x}, &grads));
+  ClientSession session(root);
+  const std::vector<double> x_init = {0.3, -0.7, 0.5};
+  for (int repeat = 0; repeat < 20; ++repeat) {
+    std::vector<Tensor> analytic;
+    FLOWVM_ASSERT_OK(session.Run({{x, Tensor::FromVector<double>(x_init)}}, {grads[0]}, &analytic));
+    for (int i = 0; i < 3; ++i) {
+      // y is a sum of independent elements: d y / d x_i by hand.
+      double d = 0;
+      for (int k = 1; k <= 4; ++k) {
+        const double xi = x_init[i], b = xi * k;
+        double u = b, du = k;  // du/dx_i
+        for (int j = 0; j < 2; ++j) {
+          const double t = std::tanh(u * b);
+          du = (1 - t * t) * (du * b + u * k);
+          u = t;
+        }
+        d += du;
+      }
+      EXPECT_NEAR(analytic[0].flat<double>()[i], d, 1e-12) << i << " run " << repeat;
+    }
+  }
+}
+
 TEST(ControlFlowBuildersTest, ErrorsAreReturnedAndRecorded) {
   Scope root = Scope::NewRootScope();
   std::vector<Output> out;

@@ -14,8 +14,12 @@
 // took the branch, and popped under the backward twin of that branch (a
 // Switch on the popped predicate), so pushes and pops still pair up.
 //
-// Unimplemented (naming the loop) for a loop with a nested loop; the body's
-// own ops need registered gradient functions (NotFound otherwise).
+// A loop nested in the body is differentiated as one unit inside the
+// backward body: its backward loop runs in each backward iteration, its
+// stacks are made in each forward iteration of the loop around it, and
+// their handles reach the backward body the way any forward value does.
+// The body's own ops need registered gradient functions (NotFound
+// otherwise, naming the node and the loop).
 #ifndef FLOWVM_GRAPH_WHILE_GRADIENTS_H_
 #define FLOWVM_GRAPH_WHILE_GRADIENTS_H_
 

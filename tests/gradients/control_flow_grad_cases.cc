@@ -41,33 +41,43 @@ NodeOut Enter(const GraphScope& s, NodeOut x, const std::string& frame, bool con
                {"parallel_iterations", MakeAttrValue(int64_t{10})}});
 }
 
-// for (i = 0; i < 3; ++i) v = body(v, w): the loop written node by node as
-// TensorFlow 1.x writes it; the gradient reaches v's initial value and the
-// invariant w.
-GradientBuildFn Loop(const std::function<NodeOut(const GraphScope&, NodeOut v, NodeOut w, NodeOut i)>& body) {
+using LoopBody = std::function<NodeOut(const GraphScope&, NodeOut v, NodeOut w, NodeOut i)>;
+
+// for (i = 0; i < trips; ++i) v = body(v, w, i), written node by node as
+// TensorFlow 1.x writes it, in frame `frame`; v enters from v_init, w is an
+// invariant. Inside another loop, `anchor` is a node of that loop's body
+// (its constants must run in its iterations). Returns v's Exit.
+NodeOut CountedLoop(const GraphScope& s, const std::string& frame, int trips, NodeOut v_init, NodeOut w_init,
+                    Node* anchor, const LoopBody& body) {
+  Graph* g = s.graph();
+  const GraphScope outer = anchor ? s.WithControlDependencies({anchor}) : s;
+  NodeOut i_enter = Enter(s, ConstOp(outer, Tensor::Scalar<int32_t>(0)), frame, false);
+  NodeOut v_enter = Enter(s, v_init, frame, false);
+  NodeOut w = Enter(s, w_init, frame, true);
+  Node* i_merge = s.AddNode("Merge", {OpInput::List({i_enter, i_enter})});
+  Node* v_merge = s.AddNode("Merge", {OpInput::List({v_enter, v_enter})});
+  NodeOut limit = ConstOp(s.WithControlDependencies({i_merge}), Tensor::Scalar<int32_t>(trips));
+  NodeOut cond = s.Op("LoopCond", {s.Op("Less", {NodeOut(i_merge, 0), limit})});
+  Node* i_switch = s.AddNode("Switch", {NodeOut(i_merge, 0), cond});
+  Node* v_switch = s.AddNode("Switch", {NodeOut(v_merge, 0), cond});
+  NodeOut i = s.Op("Identity", {NodeOut(i_switch, 1)});
+  NodeOut v = s.Op("Identity", {NodeOut(v_switch, 1)});
+  NodeOut one = ConstOp(s.WithControlDependencies({i.node}), Tensor::Scalar<int32_t>(1));
+  NodeOut i_next = s.Op("NextIteration", {s.Op("Add", {i, one})});
+  NodeOut v_next = s.Op("NextIteration", {body(s, v, w, i)});
+  for (auto [merge, next] : {std::make_pair(i_merge, i_next), std::make_pair(v_merge, v_next)}) {
+    g->RemoveEdge(merge->input_edge(1));
+    (void)g->AddEdge(next.node, 0, merge, 1);
+  }
+  (void)s.Op("Exit", {NodeOut(i_switch, 0)});
+  return s.Op("Exit", {NodeOut(v_switch, 0)});
+}
+
+// Three iterations of body(v, w, i); the gradient reaches v's initial value
+// and the invariant w.
+GradientBuildFn Loop(const LoopBody& body) {
   return [body](const GraphScope& s, const std::vector<NodeOut>& x) {
-    Graph* g = s.graph();
-    const std::string frame = "loop";
-    NodeOut i_enter = Enter(s, ConstOp(s, Tensor::Scalar<int32_t>(0)), frame, false);
-    NodeOut v_enter = Enter(s, x[0], frame, false);
-    NodeOut w = Enter(s, x[1], frame, true);
-    Node* i_merge = s.AddNode("Merge", {OpInput::List({i_enter, i_enter})});
-    Node* v_merge = s.AddNode("Merge", {OpInput::List({v_enter, v_enter})});
-    NodeOut limit = ConstOp(s.WithControlDependencies({i_merge}), Tensor::Scalar<int32_t>(3));
-    NodeOut cond = s.Op("LoopCond", {s.Op("Less", {NodeOut(i_merge, 0), limit})});
-    Node* i_switch = s.AddNode("Switch", {NodeOut(i_merge, 0), cond});
-    Node* v_switch = s.AddNode("Switch", {NodeOut(v_merge, 0), cond});
-    NodeOut i = s.Op("Identity", {NodeOut(i_switch, 1)});
-    NodeOut v = s.Op("Identity", {NodeOut(v_switch, 1)});
-    NodeOut one = ConstOp(s.WithControlDependencies({i.node}), Tensor::Scalar<int32_t>(1));
-    NodeOut i_next = s.Op("NextIteration", {s.Op("Add", {i, one})});
-    NodeOut v_next = s.Op("NextIteration", {body(s, v, w, i)});
-    for (auto [merge, next] : {std::make_pair(i_merge, i_next), std::make_pair(v_merge, v_next)}) {
-      g->RemoveEdge(merge->input_edge(1));
-      (void)g->AddEdge(next.node, 0, merge, 1);
-    }
-    (void)s.Op("Exit", {NodeOut(i_switch, 0)});
-    return Ys(s.Op("Exit", {NodeOut(v_switch, 0)}));
+    return Ys(CountedLoop(s, "loop", 3, x[0], x[1], nullptr, body));
   };
 }
 
@@ -93,6 +103,15 @@ std::vector<GradCase> LoopCases() {
          NodeOut then_value = s.Op("Mul", {NodeOut(v_sw, 1), NodeOut(w_sw, 1)});
          NodeOut else_value = s.Op("Tanh", {s.Op("Add", {NodeOut(v_sw, 0), NodeOut(w_sw, 0)})});
          return s.Op("Merge", {OpInput::List({else_value, then_value})});
+       })},
+      // A loop in the body of a loop: three outer iterations of two inner
+      // ones of tanh(u * w + u), the inner loop taking the outer invariant
+      // as its own; its forward values are pushed on stacks made in each
+      // outer iteration.
+      {"Loop_nested", "Exit", {v0, w}, Loop([](const GraphScope& s, NodeOut v, NodeOut w, NodeOut i) {
+         return CountedLoop(s, "inner", 2, v, w, i.node, [](const GraphScope& t, NodeOut u, NodeOut w2, NodeOut) {
+           return t.Op("Tanh", {t.Op("Add", {t.Op("Mul", {u, w2}), u})});
+         });
        })},
   };
 }

@@ -2,6 +2,7 @@
 // while loop's gradient pushes the forward values its backward loop needs
 // in each iteration and pops them in reverse order (graph/while_gradients.cc).
 // A stack lives in a container of its own step and goes when the step ends.
+#include <atomic>
 #include <mutex>
 #include <vector>
 
@@ -83,13 +84,17 @@ class StackOp : public OpKernel {
     const std::string container = StepContainerName(ctx->step_id());
     OP_REQUIRES(ctx, ctx->step().resources != nullptr,
                 errors::Internal("stack '", stack_name_, "' in a step that holds no resources"));
+    // Each run makes a stack of its own (TensorFlow's rule): a StackV2 in
+    // a loop body gives every iteration its own stack.
+    static std::atomic<int64_t> next_id{0};
+    const std::string name = stack_name_ + "_" + std::to_string(next_id.fetch_add(1, std::memory_order_relaxed));
     std::shared_ptr<Stack> stack;
-    OP_REQUIRES_OK(ctx, rm->LookupOrCreate<Stack>(container, stack_name_, &stack,
+    OP_REQUIRES_OK(ctx, rm->LookupOrCreate<Stack>(container, name, &stack,
                                                   [&]() -> StatusOr<std::shared_ptr<Stack>> {
-                                                    return std::make_shared<Stack>(stack_name_, dtype_,
+                                                    return std::make_shared<Stack>(name, dtype_,
                                                                                    max.scalar<int32_t>());
                                                   }));
-    ctx->set_output(0, MakeResourceHandleTensor(ctx, container, stack_name_, "Stack"));
+    ctx->set_output(0, MakeResourceHandleTensor(ctx, container, name, "Stack"));
     ctx->KeepAliveForStep(std::move(stack));
     // Held by the step only: when the step ends, its container goes (the
     // first of a step's cleaners removes it, the others find nothing).
