@@ -48,7 +48,7 @@ Status BuildRecordPipeline(const Scope& root, const std::vector<std::string>& fi
                                         ops::QueueCloseV2::CancelPendingEnqueues(true));
   // Read and decode 64 records per step.
   auto reader = ops::TFRecordReaderV2(s.WithOpName("reader"));
-  auto read = ops::ReaderReadUpToV2(s.WithOpName("read"), reader, names, Input(int64_t{64}));
+  auto read = ops::ReaderReadUpToV2(s.WithOpName("read"), reader, names, Input(int64_t{512}));
   auto decoded = ops::DecodeRaw(s.WithOpName("decode"), read.values, DT_FLOAT);
   auto images = ops::Slice(s.WithOpName("pixels"), decoded, {0, 0}, {-1, static_cast<int>(pixels)});
   auto label_column = ops::Slice(s.WithOpName("label_column"), decoded, {0, static_cast<int>(pixels)}, {-1, 1});

@@ -19,6 +19,7 @@
 #include "runtime/prepared_step.h"
 #include "runtime/session_factory.h"
 #include "runtime/step_stats_collector.h"
+#include "runtime/waiting_caller.h"
 
 namespace flowvm {
 
@@ -179,19 +180,16 @@ class DirectSession : public Session {
       if (collector != nullptr) args.stats = collector->ForDevice(p.device);
       return p.executor->Run(args);
     }
-    // Shared, so that a partition finishing on a pool thread never touches
-    // this frame after the last one has woken it.
-    struct Join {
-      std::mutex mu;
-      std::condition_variable cv;
-      int remaining = 0;
-    };
-    auto join = std::make_shared<Join>();
-    join->remaining = static_cast<int>(step.partitions.size());
-    auto on_done = [join](const Status&) {
+    // This thread waits for the partitions and meanwhile continues any of
+    // them whose async kernel completed elsewhere (runtime/waiting_caller.h).
+    // A partition touches `remaining` and `caller` only until the last one
+    // has called Finish, after which Wait returns.
+    WaitingCaller caller;
+    args.caller = &caller;
+    std::atomic<int> remaining{static_cast<int>(step.partitions.size())};
+    auto on_done = [&remaining, &caller](const Status&) {
       // The first error is in the step's cancellation reason; see DoRun.
-      std::lock_guard<std::mutex> lock(join->mu);
-      if (--join->remaining == 0) join->cv.notify_all();
+      if (remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) caller.Finish();
     };
     auto start = [args, collector, on_done](const PreparedStep::Partition* p) {
       Executor::RunArgs a = args;
@@ -210,8 +208,7 @@ class DirectSession : public Session {
     } else {
       for (const PreparedStep::Partition& p : step.partitions) start(&p);
     }
-    std::unique_lock<std::mutex> lock(join->mu);
-    join->cv.wait(lock, [&join] { return join->remaining == 0; });
+    caller.Wait();
     return Status::OK();
   }
 

@@ -5,6 +5,7 @@
 #include "graph/control_flow.h"
 #include "kernels/framework/kernel_registry.h"
 #include "runtime/executor_item.h"
+#include "runtime/waiting_caller.h"
 
 namespace flowvm {
 
@@ -58,6 +59,8 @@ StatusOr<std::unique_ptr<Executor>> Executor::Create(std::unique_ptr<Graph> grap
     slot += n->num_inputs();
     exec->kernels_.push_back(std::move(kernel));
   }
+  exec->cost_ns_.reset(new std::atomic<int64_t>[exec->items_.size()]);
+  for (size_t i = 0; i < exec->items_.size(); ++i) exec->cost_ns_[i].store(kUnmeasured, std::memory_order_relaxed);
   exec->total_input_slots_ = slot;
   exec->graph_ = std::move(graph);
   if (exec->needs_frames_) FLOWVM_RETURN_IF_ERROR(exec->BuildFrames());
@@ -79,6 +82,10 @@ StatusOr<std::unique_ptr<Executor>> Executor::Create(std::unique_ptr<Graph> grap
     }
     for (int idx : last_edge_of_output)
       if (idx >= 0) item.out_edges[idx].last_use = true;
+    // Outputs nothing reads: a kernel may skip computing them.
+    item.outputs_required = 0;
+    for (int k = 0; k < n->num_outputs() && k < 64; ++k)
+      if (last_edge_of_output[k] >= 0) item.outputs_required |= uint64_t{1} << k;
     if (item.initial_pending == 0) exec->roots_.push_back(static_cast<int>(i));
   }
   return exec;
@@ -140,24 +147,33 @@ Status Executor::BuildFrames() {
 
 Executor::~Executor() = default;
 
+bool Executor::RunsInline(int id, const NodeItem& item) const {
+  if (!item.expensive) return true;
+  const int64_t cost = cost_ns_[id].load(std::memory_order_relaxed);
+  return cost != kUnmeasured && cost < options_.inline_below_ns;
+}
+
+void Executor::RecordCost(int id, int64_t ns) const {
+  // A moving average over about 8 runs; the first run sets it (it includes
+  // warm-up, so the estimate errs on the expensive side and then settles).
+  const int64_t old = cost_ns_[id].load(std::memory_order_relaxed);
+  cost_ns_[id].store(old == kUnmeasured ? ns : old + (ns - old) / 8, std::memory_order_relaxed);
+}
+
 int Executor::num_nodes() const { return static_cast<int>(items_.size()); }
 
 Status Executor::Run(const RunArgs& args) {
-  struct Waiter {
-    std::mutex mu;
-    std::condition_variable cv;
-    bool done = false;
-    Status status;
-  } w;
-  RunAsync(args, [&w](const Status& s) {
-    std::lock_guard<std::mutex> lock(w.mu);
-    w.status = s;
-    w.done = true;
-    w.cv.notify_one();
+  WaitingCaller caller;
+  RunArgs a = args;
+  if (a.caller == nullptr) a.caller = &caller;
+  Status status;
+  // `status` is written before Finish, which Wait returns after.
+  RunAsync(a, [&status, &caller](const Status& s) {
+    status = s;
+    caller.Finish();
   });
-  std::unique_lock<std::mutex> lock(w.mu);
-  w.cv.wait(lock, [&w] { return w.done; });
-  return w.status;
+  caller.Wait();
+  return status;
 }
 
 }  // namespace flowvm

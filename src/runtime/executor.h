@@ -33,6 +33,7 @@
 #ifndef FLOWVM_RUNTIME_EXECUTOR_H_
 #define FLOWVM_RUNTIME_EXECUTOR_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -56,7 +57,14 @@ struct ExecutorOptions {
   DeviceBase* device = nullptr;
   // Not owned; null: run every node on the caller's thread.
   ThreadPool* pool = nullptr;
+  // A kernel that says it is expensive but measures shorter than this (a
+  // moving average of its runs) runs on the thread that made it ready:
+  // handing it to another thread would cost more (waking a spinning worker
+  // takes about a microsecond, a sleeping one far more).
+  int64_t inline_below_ns = 5000;
 };
+
+class WaitingCaller;
 
 class Executor {
  public:
@@ -76,6 +84,9 @@ class Executor {
     // the pool, so a partition of cheap nodes costs no thread switch.
     // Only with a pool.
     bool caller_runs_only_cheap = false;
+    // The thread waiting for the step, if one does: it continues the step
+    // after an async kernel completes elsewhere, while it is idle.
+    WaitingCaller* caller = nullptr;  // not owned; may be null
   };
   using DoneCallback = std::function<void(const Status&)>;
 
@@ -119,6 +130,13 @@ class Executor {
   // Some node can output a dead value (Switch, Recv, ...).
   bool may_be_dead_ = false;
   std::vector<FrameInfo> frames_;      // with frames only; [0] is the root
+  // Measured run time of each expensive synchronous kernel (a moving
+  // average, in ns; kUnmeasured until it first ran); see
+  // ExecutorOptions::inline_below_ns.
+  static constexpr int64_t kUnmeasured = -1;
+  std::unique_ptr<std::atomic<int64_t>[]> cost_ns_;
+  bool RunsInline(int id, const NodeItem& item) const;
+  void RecordCost(int id, int64_t ns) const;
 };
 
 // The partitions of one step register here while they run, so the step's

@@ -14,6 +14,7 @@ struct Executor::NodeItem {
   OpKernel* kernel = nullptr;
   AsyncOpKernel* async = nullptr;
   bool expensive = true;
+  uint64_t outputs_required = ~uint64_t{0};  // bit k: output k has a consumer (k < 64)
   // Control flow.
   bool is_merge = false;
   bool is_enter = false;

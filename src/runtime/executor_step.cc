@@ -10,6 +10,7 @@
 #include "runtime/executor_item.h"
 #include "runtime/executor_propagators.h"
 #include "runtime/node_stats.h"
+#include "runtime/waiting_caller.h"
 
 namespace flowvm {
 
@@ -170,10 +171,15 @@ class Executor::StepRunWith : public Executor::StepRun {
           if (s.ok()) {
             NodeTiming timing;
             if (ready_ns_) timing.start_ns = NowNanos();
+            // Only kernels that say they are expensive are timed: whether
+            // they really are decides where they run next time.
+            const int64_t measure_from = item.expensive ? NowNanos() : 0;
             OpKernelContext ctx(&step_, item.kernel, inputs.data(), outputs.data());
             ctx.set_frame_iter(P::FrameIter(t));
             ctx.set_input_dead(dead);
+            ctx.set_outputs_required(item.outputs_required);
             item.kernel->Compute(&ctx);
+            if (item.expensive) exec_->RecordCost(id, NowNanos() - measure_from);
             s = ctx.status();
             if (ready_ns_) RecordStats(id, &timing, outputs.data());
           }
@@ -195,6 +201,7 @@ class Executor::StepRunWith : public Executor::StepRun {
     auto* call = new AsyncCall(this, t, item, std::move(inputs));
     call->ctx.set_frame_iter(P::FrameIter(t));
     call->ctx.set_input_dead(dead);
+    call->ctx.set_outputs_required(item.outputs_required);
     if (ready_ns_) call->timing.start_ns = NowNanos();
     // One pointer captured: the callback fits std::function's inline buffer.
     item.async->ComputeAsync(&call->ctx, [call] { call->run->AsyncDone(call); });
@@ -221,15 +228,34 @@ class Executor::StepRunWith : public Executor::StepRun {
   }
 
   // Continues the step after an async kernel completed on some other
-  // thread's stack: on the pool, or after that thread's executor loop.
+  // thread's stack: on the step's waiting caller if it is idle, else on the
+  // pool, else after that thread's executor loop.
   void ContinueElsewhere(std::vector<Tagged> ready) {
-    if (ThreadPool* pool = exec_->options_.pool) {
+    ThreadPool* pool = exec_->options_.pool;
+    if (args_.caller != nullptr) {
+      std::function<void()> fn = [this, ready = std::move(ready)]() mutable { Resume(this, &ready); };
+      if (args_.caller->TrySchedule(&fn)) return;
+      if (pool != nullptr) {
+        pool->Schedule(std::move(fn));
+      } else if (t_inline.depth > 0) {
+        t_inline.deferred.push_back(Deferred{&RunClosure, nullptr, new std::function<void()>(std::move(fn))});
+      } else {
+        fn();
+      }
+      return;
+    }
+    if (pool != nullptr) {
       pool->Schedule([this, ready = std::move(ready)]() mutable { Resume(this, &ready); });
     } else if (t_inline.depth > 0) {
       t_inline.deferred.push_back(Deferred{&StepRunWith::ResumeDeferred, this, new std::vector<Tagged>(std::move(ready))});
     } else {
       Resume(this, &ready);
     }
+  }
+
+  static void RunClosure(void*, void* fn) {
+    std::unique_ptr<std::function<void()>> f(static_cast<std::function<void()>*>(fn));
+    (*f)();
   }
 
   static void ResumeDeferred(void* run, void* ready) {
@@ -329,13 +355,14 @@ class Executor::StepRunWith : public Executor::StepRun {
       // other expensive ones to the pool so they run in parallel (all of
       // them on a thread that runs only cheap nodes). A dead node does
       // not run its kernel: it is cheap.
-      if (pool != nullptr && item.expensive && !prop_.IsDead(t) && (kept_one || t_cheap_only)) {
+      const bool expensive = !exec_->RunsInline(P::Id(t), item);
+      if (pool != nullptr && expensive && !prop_.IsDead(t) && (kept_one || t_cheap_only)) {
         pool->Schedule([this, t] {
           std::vector<Tagged> list{t};
           RunInline(&list);
         });
       } else {
-        if (item.expensive) kept_one = true;
+        if (expensive) kept_one = true;
         inline_ready->push_back(t);
       }
     }

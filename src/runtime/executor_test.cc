@@ -71,6 +71,7 @@ REGISTER_OP("TestDelayAsync")
 REGISTER_OP("TestFail").Input("x: float").Output("y: float").Attr("wait_for_started: int = 0");
 REGISTER_OP("TestCount").Input("x: float").Output("y: float").SetShapeFn(UnchangedShape);
 REGISTER_OP("TestNoKernel").Output("y: float");
+REGISTER_OP("TestSpin").Input("x: float").Output("y: float").Attr("spin_us: int").SetShapeFn(UnchangedShape);
 
 // Passes its input through from another thread after `delay_ms`, or as soon
 // as `wait_for_peers` delays have started, or fails with Cancelled as soon
@@ -163,7 +164,27 @@ class TestCountOp : public OpKernel {
 
 REGISTER_KERNEL_BUILDER(Name("TestDelayAsync").Device(DEVICE_CPU), TestDelayAsyncOp);
 REGISTER_KERNEL_BUILDER(Name("TestFail").Device(DEVICE_CPU), TestFailOp);
+// Busy for spin_us (an expensive kernel that really is), then like TestCount.
+class TestSpinOp : public OpKernel {
+ public:
+  explicit TestSpinOp(OpKernelConstruction* ctx) : OpKernel(ctx) { OP_REQUIRES_OK(ctx, ctx->GetAttr("spin_us", &us_)); }
+  void Compute(OpKernelContext* ctx) override {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us_);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    {
+      std::lock_guard<std::mutex> lock(State().mu);
+      State().count_threads.push_back(std::this_thread::get_id());
+    }
+    ctx->set_output(0, ctx->input(0));
+  }
+
+ private:
+  int64_t us_ = 0;
+};
+
 REGISTER_KERNEL_BUILDER(Name("TestCount").Device(DEVICE_CPU), TestCountOp);
+REGISTER_KERNEL_BUILDER(Name("TestSpin").Device(DEVICE_CPU), TestSpinOp);
 
 NodeDef Node(const std::string& name, const std::string& op, std::vector<std::string> inputs) {
   TestNode n(name, op);
@@ -179,7 +200,8 @@ class ExecutorTest : public ::testing::Test {
   void SetUp() override { State().Reset(); }
   void TearDown() override { State().JoinAll(); }
 
-  StatusOr<std::unique_ptr<Executor>> Make(const std::vector<NodeDef>& nodes, ThreadPool* pool) {
+  StatusOr<std::unique_ptr<Executor>> Make(const std::vector<NodeDef>& nodes, ThreadPool* pool,
+                                           int64_t inline_below_ns = ExecutorOptions().inline_below_ns) {
     GraphDef def;
     def.mutable_versions()->set_producer(1205);
     for (const auto& n : nodes) *def.add_node() = n;
@@ -188,6 +210,7 @@ class ExecutorTest : public ::testing::Test {
     ExecutorOptions opts;
     opts.device = &device_;
     opts.pool = pool;
+    opts.inline_below_ns = inline_below_ns;
     return Executor::Create(std::move(graph), opts);
   }
 
@@ -237,8 +260,8 @@ TEST_F(ExecutorTest, AsyncKernelCompletesFromAnotherThread) {
 }
 
 // A transport's thread (RunArgs::caller_runs_only_cheap) runs the cheap
-// nodes itself and hands the expensive one (TestCount) to the pool; without
-// the flag the caller keeps the first expensive node.
+// nodes itself and hands the expensive one (TestCount, not measured yet) to
+// the pool; without the flag the caller keeps the first expensive node.
 TEST_F(ExecutorTest, CallerThatRunsOnlyCheapNodesHandsArithmeticToThePool) {
   ThreadPool pool("executor_test", 2);
   auto exec = Make({ConstNode("c", Tensor::Scalar<float>(4)), TestNode("i", "Identity").Input("c").Attr("T", DT_FLOAT),
@@ -274,6 +297,82 @@ TEST_F(ExecutorTest, CallerThatRunsOnlyCheapNodesHandsArithmeticToThePool) {
       EXPECT_EQ(State().count_threads[0], std::this_thread::get_id());
     }
   }
+}
+
+// Where the nodes ran in one step: the thread of each TestCount/TestSpin.
+std::vector<std::thread::id> RunAndCollectThreads(Executor* exec, bool cheap_only) {
+  State().Reset();
+  Tensor ret[2];
+  CallFrame frame(nullptr, 0, ret, 2);
+  Executor::RunArgs args;
+  args.call_frame = &frame;
+  args.caller_runs_only_cheap = cheap_only;
+  Status s = exec->Run(args);
+  EXPECT_TRUE(s.ok()) << s;
+  std::lock_guard<std::mutex> lock(State().mu);
+  return State().count_threads;
+}
+
+// Kernels say whether they are expensive; the executor times those that
+// do, and one that proves shorter than a hand-over to the pool runs where
+// it became ready from then on (also on a transport's thread).
+TEST_F(ExecutorTest, ExpensiveKernelsThatProveShortRunInline) {
+  ThreadPool pool("executor_test", 2);
+  // A generous bound: TestCount is far below it, also under sanitizers.
+  auto exec = Make({ConstNode("c", Tensor::Scalar<float>(4)), Node("e1", "TestCount", {"c"}),
+                    Node("e2", "TestCount", {"c"}), Retval("r1", "e1", 0), Retval("r2", "e2", 1)},
+                   &pool, /*inline_below_ns=*/100'000'000);
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  // Not measured yet: one of the two goes to the pool.
+  std::vector<std::thread::id> first = RunAndCollectThreads(exec->get(), false);
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_TRUE(first[0] != std::this_thread::get_id() || first[1] != std::this_thread::get_id());
+  for (bool cheap_only : {false, true}) {
+    std::vector<std::thread::id> later = RunAndCollectThreads(exec->get(), cheap_only);
+    ASSERT_EQ(later.size(), 2u);
+    EXPECT_EQ(later[0], std::this_thread::get_id()) << cheap_only;
+    EXPECT_EQ(later[1], std::this_thread::get_id()) << cheap_only;
+  }
+}
+
+TEST_F(ExecutorTest, LongKernelsStillRunInParallelOnThePool) {
+  ThreadPool pool("executor_test", 2);
+  auto exec = Make({ConstNode("c", Tensor::Scalar<float>(4)),
+                    TestNode("s1", "TestSpin").Input("c").Attr("spin_us", 2000),
+                    TestNode("s2", "TestSpin").Input("c").Attr("spin_us", 2000), Retval("r1", "s1", 0),
+                    Retval("r2", "s2", 1)},
+                   &pool, /*inline_below_ns=*/1'000'000);
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  for (int step = 0; step < 3; ++step) {
+    std::vector<std::thread::id> threads = RunAndCollectThreads(exec->get(), false);
+    ASSERT_EQ(threads.size(), 2u);
+    EXPECT_NE(threads[0], threads[1]) << "step " << step;
+  }
+}
+
+// An async kernel completed on another thread: the step goes on on the
+// thread that waits for it in Run, not on a pool thread nor on the
+// completing thread's stack.
+TEST_F(ExecutorTest, AsyncCompletionContinuesOnTheWaitingCaller) {
+  ThreadPool pool("executor_test", 2);
+  auto exec = Make({ConstNode("c", Tensor::Scalar<float>(4)),
+                    TestNode("d", "TestDelayAsync").Input("c").Attr("delay_ms", 5), Node("e", "TestCount", {"d"}),
+                    Retval("r", "e", 0)},
+                   &pool);
+  ASSERT_TRUE(exec.ok()) << exec.status();
+  for (int step = 0; step < 3; ++step) {
+    State().Reset();
+    Tensor ret;
+    CallFrame frame(nullptr, 0, &ret, 1);
+    Executor::RunArgs args;
+    args.call_frame = &frame;
+    FLOWVM_ASSERT_OK((*exec)->Run(args));
+    ExpectTensorNear(ret, Tensor::Scalar<float>(4));
+    std::lock_guard<std::mutex> lock(State().mu);
+    ASSERT_EQ(State().count_threads.size(), 1u);
+    EXPECT_EQ(State().count_threads[0], std::this_thread::get_id()) << "step " << step;
+  }
+  State().Reset();
 }
 
 TEST_F(ExecutorTest, AsyncKernelHoldsNoThread) {

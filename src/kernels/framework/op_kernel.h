@@ -233,6 +233,11 @@ class OpKernelContext {
   // Hands input i's buffer to output i if nobody else holds it (in-place).
   bool forward_input_to_output(int input, int output, const TensorShape& shape, Tensor** out);
 
+  // False if nothing reads output i in this graph: a kernel may then set
+  // it to anything (an empty tensor) instead of computing it.
+  bool output_required(int i) const { return i >= 64 || ((outputs_required_ >> i) & 1) != 0; }
+  void set_outputs_required(uint64_t mask) { outputs_required_ = mask; }
+
   void SetStatus(const Status& s) { status_.Update(s); }
   const Status& status() const { return status_; }
 
@@ -243,6 +248,7 @@ class OpKernelContext {
   OutputSlot* outputs_;
   FrameAndIter frame_iter_;
   bool input_dead_ = false;
+  uint64_t outputs_required_ = ~uint64_t{0};
   Status status_;
 };
 

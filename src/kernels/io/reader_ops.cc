@@ -25,6 +25,7 @@ class FileFormat {
  public:
   virtual ~FileFormat() = default;
   // The next record of the file: OK, OutOfRange at its end, or an error.
+  // `key` may be null: nobody reads it.
   virtual Status Next(std::string* key, std::string* value) = 0;
 };
 
@@ -40,9 +41,11 @@ class TFRecordFormat : public FileFormat {
   Status Next(std::string* key, std::string* value) override {
     const uint64_t at = offset_;
     FLOWVM_RETURN_IF_ERROR(reader_->ReadRecord(&offset_, value));
-    const std::string offset = std::to_string(at);
-    key->reserve(path_.size() + 1 + offset.size());
-    key->assign(path_).append(1, ':').append(offset);
+    if (key != nullptr) {
+      const std::string offset = std::to_string(at);
+      key->reserve(path_.size() + 1 + offset.size());
+      key->assign(path_).append(1, ':').append(offset);
+    }
     return Status::OK();
   }
 
@@ -66,7 +69,7 @@ class WholeFileFormat : public FileFormat {
   Status Next(std::string* key, std::string* value) override {
     if (done_) return errors::OutOfRange("end of ", path_);
     FLOWVM_ASSIGN_OR_RETURN(*value, ReadWholeFile(path_));
-    *key = path_;
+    if (key != nullptr) *key = path_;
     done_ = true;
     return Status::OK();
   }
@@ -89,7 +92,7 @@ class TextLineFormat : public FileFormat {
   }
   Status Next(std::string* key, std::string* value) override {
     if (!NextLine(value)) return errors::OutOfRange("end of ", path_);
-    *key = path_ + ":" + std::to_string(line_);
+    if (key != nullptr) *key = path_ + ":" + std::to_string(line_);
     return Status::OK();
   }
 
@@ -117,9 +120,9 @@ class Reader : public ResourceBase {
   std::string DebugString() const override { return kind_ + " '" + name_ + "'"; }
   const std::string& kind() const { return kind_; }
 
-  // Reads up to `n` records (n = 1: one record) into keys/values and calls
-  // done(status) once; OutOfRange only if none was read. Asks `queue` for
-  // file names as needed.
+  // Reads up to `n` records (n = 1: one record) into values (and keys,
+  // unless `keys` is null) and calls done(status) once; OutOfRange only if
+  // none was read. Asks `queue` for file names as needed.
   void Read(std::shared_ptr<QueueBase> queue, int64_t n, CancellationManager* cancel, std::vector<std::string>* keys,
             std::vector<std::string>* values, std::function<void(const Status&)> done) {
     for (;;) {
@@ -127,7 +130,7 @@ class Reader : public ResourceBase {
       bool need_file = false;
       {
         std::lock_guard<std::mutex> lock(mu_);
-        while (static_cast<int64_t>(keys->size()) < n) {
+        while (static_cast<int64_t>(values->size()) < n) {
           if (file_ == nullptr) {
             if (pending_files_.empty()) {
               need_file = true;
@@ -138,7 +141,7 @@ class Reader : public ResourceBase {
             if (!s.ok()) break;
           }
           std::string key, value;
-          Status r = file_->Next(&key, &value);
+          Status r = file_->Next(keys != nullptr ? &key : nullptr, &value);
           if (r.code() == Code::kOutOfRange) {
             file_.reset();
             continue;
@@ -148,7 +151,7 @@ class Reader : public ResourceBase {
             s = r;
             break;
           }
-          keys->push_back(std::move(key));
+          if (keys != nullptr) keys->push_back(std::move(key));
           values->push_back(std::move(value));
           ++produced_;
         }
@@ -162,7 +165,7 @@ class Reader : public ResourceBase {
       queue->TryDequeue(cancel, 0, [self, queue, n, cancel, keys, values, done](const Status& st, QueueBase::Tuple t) {
         if (!st.ok()) {
           // The end of the file names: the records read so far, if any.
-          if (st.code() == Code::kOutOfRange && !keys->empty()) done(Status::OK());
+          if (st.code() == Code::kOutOfRange && !values->empty()) done(Status::OK());
           else done(st);
           return;
         }
@@ -279,19 +282,24 @@ class ReaderReadOp : public AsyncOpKernel {
     }
     auto keys = std::make_shared<std::vector<std::string>>();
     auto values = std::make_shared<std::vector<std::string>>();
-    keys->reserve(static_cast<size_t>(std::min<int64_t>(n, 1 << 16)));
-    values->reserve(keys->capacity());
+    // Keys nobody reads are not made (an input pipeline usually drops them).
+    const bool want_keys = ctx->output_required(0);
+    values->reserve(static_cast<size_t>(std::min<int64_t>(n, 1 << 16)));
+    if (want_keys) keys->reserve(values->capacity());
     const bool up_to = up_to_;
-    reader->Read(queue, n, ctx->cancellation_manager(), keys.get(), values.get(),
-                 [ctx, keys, values, up_to, done = std::move(done)](const Status& s) {
+    reader->Read(queue, n, ctx->cancellation_manager(), want_keys ? keys.get() : nullptr, values.get(),
+                 [ctx, keys, values, up_to, want_keys, done = std::move(done)](const Status& s) {
                    if (!s.ok()) {
                      ctx->SetStatus(s);
-                   } else if (up_to) {
-                     ctx->set_output(0, MoveIntoTensor(keys.get()));
-                     ctx->set_output(1, MoveIntoTensor(values.get()));
                    } else {
-                     ctx->set_output(0, Tensor::Scalar<std::string>(std::move((*keys)[0])));
-                     ctx->set_output(1, Tensor::Scalar<std::string>(std::move((*values)[0])));
+                     if (!want_keys) keys->resize(values->size());  // empty strings
+                     if (up_to) {
+                       ctx->set_output(0, MoveIntoTensor(keys.get()));
+                       ctx->set_output(1, MoveIntoTensor(values.get()));
+                     } else {
+                       ctx->set_output(0, Tensor::Scalar<std::string>(std::move((*keys)[0])));
+                       ctx->set_output(1, Tensor::Scalar<std::string>(std::move((*values)[0])));
+                     }
                    }
                    done();
                  });
