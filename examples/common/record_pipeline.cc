@@ -63,8 +63,24 @@ Status BuildRecordPipeline(const Scope& root, const std::vector<std::string>& fi
   auto close_examples = ops::QueueCloseV2(s.WithOpName("close_examples"), examples);
   auto cancel_examples = ops::QueueCloseV2(s.WithOpName("cancel_examples"), examples,
                                            ops::QueueCloseV2::CancelPendingEnqueues(true));
-  auto batch = ops::QueueDequeueManyV2(s.WithOpName("batch"), examples, Input(static_cast<int>(batch_size)),
-                                       {DT_FLOAT, DT_INT32});
+  // Batches are made ahead of training, 8 at a time, by a third runner:
+  // the training step dequeues a whole batch (no row copies on its path).
+  constexpr int kBatchesPerStep = 8;
+  const int b = static_cast<int>(batch_size);
+  auto shuffled = ops::QueueDequeueManyV2(s.WithOpName("shuffled"), examples, Input(kBatchesPerStep * b),
+                                          {DT_FLOAT, DT_INT32});
+  auto image_batches = ops::Reshape(s.WithOpName("image_batches"), shuffled.components[0],
+                                    {kBatchesPerStep, b, static_cast<int>(pixels)});
+  auto label_batches = ops::Reshape(s.WithOpName("label_batches"), shuffled.components[1], {kBatchesPerStep, b});
+  auto batches = ops::FIFOQueueV2(
+      s.WithOpName("batches"), {DT_FLOAT, DT_INT32},
+      ops::FIFOQueueV2::Shapes({PartialTensorShape({batch_size, pixels}), PartialTensorShape({batch_size})})
+          .Capacity(2 * kBatchesPerStep));
+  auto enqueue_batches = ops::QueueEnqueueManyV2(s.WithOpName("enqueue_batches"), batches, {image_batches, label_batches});
+  auto close_batches = ops::QueueCloseV2(s.WithOpName("close_batches"), batches);
+  auto cancel_batches = ops::QueueCloseV2(s.WithOpName("cancel_batches"), batches,
+                                          ops::QueueCloseV2::CancelPendingEnqueues(true));
+  auto batch = ops::QueueDequeueV2(s.WithOpName("batch"), batches, {DT_FLOAT, DT_INT32});
   FLOWVM_RETURN_IF_ERROR(root.status());
   out->images = batch.components[0];
   out->labels = batch.components[1];
@@ -73,6 +89,8 @@ Status BuildRecordPipeline(const Scope& root, const std::vector<std::string>& fi
   out->runners.push_back(std::make_unique<QueueRunner>(
       "input/examples", std::vector<Operation>{enqueue_examples.operation},
       close_examples.operation, cancel_examples.operation));
+  out->runners.push_back(std::make_unique<QueueRunner>("input/batches", std::vector<Operation>{enqueue_batches.operation},
+                                                       close_batches.operation, cancel_batches.operation));
   return Status::OK();
 }
 

