@@ -67,6 +67,7 @@ void ThreadPool::WorkerLoop() {
     // input pipeline's steps, another session) get this core first.
     auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(spin_us_);
     bool found = false;
+    spinning_.fetch_add(1, std::memory_order_relaxed);
     for (int round = 0; std::chrono::steady_clock::now() < deadline; ++round) {
       if (queued_.load(std::memory_order_acquire) > 0) {
         found = true;
@@ -75,6 +76,7 @@ void ThreadPool::WorkerLoop() {
       for (int i = 0; i < 16; ++i) FLOWVM_CPU_RELAX();
       if (round % 8 == 7) std::this_thread::yield();
     }
+    spinning_.fetch_sub(1, std::memory_order_relaxed);
     if (found) continue;
     std::unique_lock<std::mutex> lock(mu_);
     if (queue_.empty()) {

@@ -30,6 +30,9 @@ class ThreadPool {
 
   void Schedule(std::function<void()> fn);
   int num_threads() const { return static_cast<int>(threads_.size()); }
+  // Whether an idle worker is polling for work right now: Schedule then
+  // costs the caller no system call (a hint; it may change at once).
+  bool HasSpinningWorker() const { return spinning_.load(std::memory_order_relaxed) > 0; }
 
   // Threads the machine offers (at least 1).
   static int HardwareConcurrency();
@@ -44,6 +47,7 @@ class ThreadPool {
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;
   std::atomic<int> queued_{0};
+  std::atomic<int> spinning_{0};  // workers polling for work
   int sleepers_ = 0;
   bool stopping_ = false;
   std::vector<std::thread> threads_;

@@ -6,15 +6,19 @@
 // initial pending count, so a step allocates only two arrays. A step keeps an
 // atomic pending count per node and a ready queue: ready cheap nodes run
 // inline on the thread that made them ready; when several become ready at
-// once, expensive ones go to the thread pool.
+// once, expensive ones go to the thread pool. "Expensive" is what a kernel
+// says of itself, corrected by measurement: one that runs shorter than a
+// hand-over costs (ExecutorOptions::inline_below_ns) stays inline.
 //
-// Asynchronous kernels (Recv, later queue ops) get a `done` callback and
-// hold no thread while they wait. Their completion never runs this
-// partition's nodes on the completing thread's stack (that thread may be
-// deep inside another partition's Send): with a thread pool it is handed to
-// the pool; without one it is deferred until the completing thread's own
-// executor loop unwinds (a trampoline), so an alternating Send/Recv chain
-// between partitions runs in constant stack depth.
+// Asynchronous kernels (Recv, queue ops) get a `done` callback and hold no
+// thread while they wait. Their completion never runs this partition's
+// nodes on the completing thread's stack (that thread may be deep inside
+// another partition's Send, or be a producer that filled a queue): the
+// step's caller continues it if it is idle, waiting in Run
+// (runtime/waiting_caller.h); else the pool does; without one it is
+// deferred until the completing thread's own executor loop unwinds (a
+// trampoline), so an alternating Send/Recv chain between partitions runs in
+// constant stack depth.
 //
 // Control flow (paper 4.4): a node whose input is dead (a Switch's untaken
 // branch) does not run and passes the deadness on; Send and Recv carry it

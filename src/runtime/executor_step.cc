@@ -228,12 +228,18 @@ class Executor::StepRunWith : public Executor::StepRun {
   }
 
   // Continues the step after an async kernel completed on some other
-  // thread's stack: on the step's waiting caller if it is idle, else on the
-  // pool, else after that thread's executor loop.
+  // thread's stack: on a pool worker that is polling for work (which costs
+  // the completing thread nothing), else on the step's waiting caller if it
+  // is idle (one thread woken instead of a worker and then the caller),
+  // else on the pool, else after that thread's executor loop.
   void ContinueElsewhere(std::vector<Tagged> ready) {
     ThreadPool* pool = exec_->options_.pool;
     if (args_.caller != nullptr) {
       std::function<void()> fn = [this, ready = std::move(ready)]() mutable { Resume(this, &ready); };
+      if (pool != nullptr && pool->HasSpinningWorker()) {
+        pool->Schedule(std::move(fn));
+        return;
+      }
       if (args_.caller->TrySchedule(&fn)) return;
       if (pool != nullptr) {
         pool->Schedule(std::move(fn));

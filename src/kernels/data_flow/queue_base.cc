@@ -211,7 +211,7 @@ std::function<void()> QueueBase::Complete(Attempt* a, const Status& status) {
       if (batch.ok()) result = *std::move(batch);
       else s = batch.status();
     } else {
-      result = a->elements[0].ToTuple();
+      result = std::move(a->elements[0]).TakeTuple();
     }
   } else if (!a->elements.empty()) {
     // Nothing collected is lost: it goes back to the front.

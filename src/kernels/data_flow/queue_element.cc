@@ -9,13 +9,13 @@ namespace flowvm {
 
 QueueElement QueueElement::Whole(Tuple element) {
   QueueElement e;
-  e.source_ = std::make_shared<const Tuple>(std::move(element));
+  e.whole_ = std::move(element);
   return e;
 }
 
 QueueElement QueueElement::Row(std::shared_ptr<const Tuple> batch, int64_t row) {
   QueueElement e;
-  e.source_ = std::move(batch);
+  e.batch_ = std::move(batch);
   e.row_ = row;
   return e;
 }
@@ -28,18 +28,22 @@ bool QueueElement::ShapeEquals(size_t c, const TensorShape& shape) const {
 }
 
 TensorShape QueueElement::shape(size_t c) const {
-  if (row_ < 0) return (*source_)[c].shape();
-  TensorShape s = (*source_)[c].shape();
-  s.RemoveDim(0);
+  TensorShape s = source()[c].shape();
+  if (row_ >= 0) s.RemoveDim(0);
   return s;
 }
 
 QueueElement::Tuple QueueElement::ToTuple() const {
-  if (row_ < 0) return *source_;
+  if (row_ < 0) return whole_;
   Tuple t;
-  t.reserve(source_->size());
-  for (const Tensor& component : *source_) t.push_back(component.SubSlice(row_));
+  t.reserve(batch_->size());
+  for (const Tensor& component : *batch_) t.push_back(component.SubSlice(row_));
   return t;
+}
+
+QueueElement::Tuple QueueElement::TakeTuple() && {
+  if (row_ < 0) return std::move(whole_);
+  return ToTuple();
 }
 
 namespace {
@@ -66,7 +70,7 @@ void CopyScalar(const Tensor& src, int64_t i, Tensor* dst, int64_t j) {
 }  // namespace
 
 void QueueElement::CopyInto(size_t c, int64_t row, Tensor* batch) const {
-  const Tensor& src = (*source_)[c];
+  const Tensor& src = source()[c];
   const int64_t src_rows = row_ < 0 ? 1 : src.dim_size(0);
   const int64_t count = src_rows == 0 ? 0 : src.NumElements() / src_rows;  // this element's values
   const int64_t first = row_ < 0 ? 0 : row_ * count;                       // in src, flat
