@@ -134,7 +134,17 @@ void QueueBase::TryDequeueMany(int64_t n, bool allow_small, CancellationManager*
 }
 
 void QueueBase::Start(std::unique_ptr<Attempt> attempt, CancellationManager* cancel, int64_t timeout_ms) {
+  // A step that is already cancelled takes nothing (what it took would be
+  // lost with it).
+  if (cancel != nullptr && cancel->IsCancelled()) {
+    Status s = cancel->reason().ok() ? errors::Cancelled("the step was cancelled") : cancel->reason();
+    if (attempt->is_enqueue) attempt->enqueue_done(s);
+    else attempt->dequeue_done(s, Tuple());
+    return;
+  }
   int64_t id;
+  std::vector<std::function<void()>> done;
+  bool waiting = false;
   {
     std::unique_lock<std::mutex> lock(mu_);
     if (attempt->is_enqueue && closed_) {
@@ -146,8 +156,15 @@ void QueueBase::Start(std::unique_ptr<Attempt> attempt, CancellationManager* can
     // thread at any time: only its id is used from here on.
     id = attempt->id = next_id_++;
     attempt->cancel = cancel;
-    (attempt->is_enqueue ? enqueues_ : dequeues_).push_back(std::move(attempt));
+    auto& line = attempt->is_enqueue ? enqueues_ : dequeues_;
+    line.push_back(std::move(attempt));
+    // Most attempts are served at once, and need no cancellation callback
+    // or timer.
+    ServeLocked(&done);
+    for (auto it = line.rbegin(); it != line.rend() && !waiting; ++it) waiting = (*it)->id == id;
   }
+  for (auto& d : done) d();
+  if (!waiting) return;
   // The callbacks keep the queue alive: they may run after the step that
   // made the attempt let go of it.
   std::shared_ptr<QueueBase> self = shared_from_this();
@@ -179,13 +196,12 @@ void QueueBase::Start(std::unique_ptr<Attempt> attempt, CancellationManager* can
         }
   }
   if (!still_waiting) {
-    // Completed meanwhile (by Abandon from the timer, or by a Flush of
-    // another thread): remove what we registered.
+    // Completed meanwhile (by Abandon from the timer, or by another
+    // thread's Flush): remove what we registered.
     if (token != CancellationManager::kInvalidToken) cancel->Deregister(token);
     if (timer >= 0) Timer::Global()->Cancel(timer);
   }
   if (already_cancelled) Abandon(id, cancel->reason());
-  Flush();
 }
 
 std::function<void()> QueueBase::Complete(Attempt* a, const Status& status) {
