@@ -3,6 +3,7 @@
 #include "flowvm/cc/control_flow.h"
 
 #include <cmath>
+#include <functional>
 
 #include <gtest/gtest.h>
 
@@ -16,6 +17,27 @@ namespace flowvm {
 namespace {
 
 using testing::ExpectTensorNear;
+
+// for (i = 0; i < trips; ++i) v = body(scope, v, i): a loop over a counter
+// and one value; *out is the value's final state.
+using CountedBody = std::function<Output(const Scope& s, Output v, Output i)>;
+Status CountedLoop(const Scope& scope, Input trips, Output v0, const CountedBody& body, Output* out) {
+  std::vector<Output> vars;
+  FLOWVM_RETURN_IF_ERROR(WhileLoop(
+      scope, {ops::Const(scope, 0), v0},
+      [&](const Scope& s, const std::vector<Output>& v, Output* c) {
+        *c = ops::Less(s, v[0], trips);
+        return s.status();
+      },
+      [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
+        next->push_back(ops::Add(s, v[0], 1));
+        next->push_back(body(s, v[1], v[0]));
+        return s.status();
+      },
+      &vars));
+  *out = vars[1];
+  return Status::OK();
+}
 
 // i = 0, acc = 0; while i < n: acc += x * i; i += 1
 struct SumLoop {
@@ -211,33 +233,24 @@ TEST(ControlFlowBuildersTest, GradientsThroughACondInsideAWhileLoop) {
   auto n = ops::Placeholder(root.WithOpName("n"), DT_INT32);
   auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
   auto v0 = ops::Placeholder(root.WithOpName("v0"), DT_FLOAT);
-  std::vector<Output> out;
-  FLOWVM_ASSERT_OK(WhileLoop(
-      root, {ops::Const(root, 0), v0},
-      [&](const Scope& s, const std::vector<Output>& v, Output* c) {
-        *c = ops::Less(s, v[0], n);
-        return s.status();
-      },
-      [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
-        std::vector<Output> branch;
-        FLOWVM_RETURN_IF_ERROR(Cond(
-            s, ops::Less(s, v[0], 2),
-            [&](const Scope& t, std::vector<Output>* o) {
-              o->push_back(ops::Mul(t, v[1], x));
-              return t.status();
-            },
-            [&](const Scope& e, std::vector<Output>* o) {
-              o->push_back(ops::Add(e, v[1], x));
-              return e.status();
-            },
-            &branch));
-        next->push_back(ops::Add(s, v[0], 1));
-        next->push_back(branch[0]);
-        return s.status();
-      },
-      &out));
+  Output out;
+  FLOWVM_ASSERT_OK(CountedLoop(root, n, v0, [&](const Scope& s, Output v, Output i) {
+    std::vector<Output> branch;
+    Status st = Cond(
+        s, ops::Less(s, i, 2),
+        [&](const Scope& t, std::vector<Output>* o) {
+          o->push_back(ops::Mul(t, v, x));
+          return t.status();
+        },
+        [&](const Scope& e, std::vector<Output>* o) {
+          o->push_back(ops::Add(e, v, x));
+          return e.status();
+        },
+        &branch);
+    return st.ok() ? branch[0] : Output();
+  }, &out));
   std::vector<Output> grads;
-  FLOWVM_ASSERT_OK(AddSymbolicGradients(root, {out[1]}, {v0, x}, &grads));
+  FLOWVM_ASSERT_OK(AddSymbolicGradients(root, {out}, {v0, x}, &grads));
   ClientSession session(root);
   for (int iters : {0, 1, 2, 5}) {
     // Forward-mode derivatives, by hand.
@@ -256,7 +269,7 @@ TEST(ControlFlowBuildersTest, GradientsThroughACondInsideAWhileLoop) {
     std::vector<Tensor> got;
     FLOWVM_ASSERT_OK(session.Run({{n, Tensor::Scalar<int32_t>(iters)}, {x, Tensor::Scalar<float>(1.5f)},
                                   {v0, Tensor::Scalar<float>(2.0f)}},
-                                 {out[1], grads[0], grads[1]}, &got));
+                                 {out, grads[0], grads[1]}, &got));
     EXPECT_FLOAT_EQ(got[0].scalar<float>(), static_cast<float>(v)) << iters;
     EXPECT_FLOAT_EQ(got[1].scalar<float>(), static_cast<float>(dv0)) << iters;
     EXPECT_FLOAT_EQ(got[2].scalar<float>(), static_cast<float>(dx)) << iters;
@@ -321,34 +334,14 @@ TEST(ControlFlowBuildersTest, GradientsThroughNestedLoops) {
   auto m = ops::Placeholder(root.WithOpName("m"), DT_INT32);
   auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
   auto v0 = ops::Placeholder(root.WithOpName("v0"), DT_FLOAT);
-  std::vector<Output> out;
-  FLOWVM_ASSERT_OK(WhileLoop(
-      root, {ops::Const(root, 0), v0},
-      [&](const Scope& s, const std::vector<Output>& v, Output* c) {
-        *c = ops::Less(s, v[0], n);
-        return s.status();
-      },
-      [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
-        std::vector<Output> inner;
-        FLOWVM_RETURN_IF_ERROR(WhileLoop(
-            s, {ops::Const(s, 0), v[1]},
-            [&](const Scope& t, const std::vector<Output>& u, Output* c) {
-              *c = ops::Less(t, u[0], m);
-              return t.status();
-            },
-            [&](const Scope& t, const std::vector<Output>& u, std::vector<Output>* un) {
-              un->push_back(ops::Add(t, u[0], 1));
-              un->push_back(ops::Mul(t, u[1], x));
-              return t.status();
-            },
-            &inner));
-        next->push_back(ops::Add(s, v[0], 1));
-        next->push_back(inner[1]);
-        return s.status();
-      },
-      &out));
+  Output out;
+  FLOWVM_ASSERT_OK(CountedLoop(root, n, v0, [&](const Scope& s, Output v, Output) {
+    Output inner;
+    Status st = CountedLoop(s, m, v, [&](const Scope& t, Output u, Output) { return ops::Mul(t, u, x); }, &inner);
+    return st.ok() ? inner : Output();
+  }, &out));
   std::vector<Output> grads;
-  FLOWVM_ASSERT_OK(AddSymbolicGradients(root, {out[1]}, {v0, x}, &grads));
+  FLOWVM_ASSERT_OK(AddSymbolicGradients(root, {out}, {v0, x}, &grads));
   ClientSession session(root);
   for (int outer : {0, 1, 3}) {
     for (int inner : {0, 2}) {
@@ -356,7 +349,7 @@ TEST(ControlFlowBuildersTest, GradientsThroughNestedLoops) {
       std::vector<Tensor> v;
       FLOWVM_ASSERT_OK(session.Run({{n, Tensor::Scalar<int32_t>(outer)}, {m, Tensor::Scalar<int32_t>(inner)},
                                     {x, Tensor::Scalar<float>(1.5f)}, {v0, Tensor::Scalar<float>(2.0f)}},
-                                   {out[1], grads[0], grads[1]}, &v));
+                                   {out, grads[0], grads[1]}, &v));
       EXPECT_FLOAT_EQ(v[0].scalar<float>(), 2.0f * std::pow(1.5f, k)) << outer << "x" << inner;
       EXPECT_FLOAT_EQ(v[1].scalar<float>(), std::pow(1.5f, k)) << outer << "x" << inner;
       EXPECT_FLOAT_EQ(v[2].scalar<float>(), k == 0 ? 0.f : k * std::pow(1.5f, k - 1) * 2.0f) << outer << "x" << inner;
@@ -372,34 +365,15 @@ TEST(ControlFlowBuildersTest, NestedLoopGradientsMatchCentralDifferences) {
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root.WithOpName("x"), DT_DOUBLE);
   auto v0 = ops::Placeholder(root.WithOpName("v0"), DT_DOUBLE);
-  std::vector<Output> out;
-  FLOWVM_ASSERT_OK(WhileLoop(
-      root, {ops::Const(root, 0), v0},
-      [&](const Scope& s, const std::vector<Output>& v, Output* c) {
-        *c = ops::Less(s, v[0], 3);
-        return s.status();
-      },
-      [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
-        auto a = ops::Tanh(s, v[1]);
-        std::vector<Output> inner;
-        FLOWVM_RETURN_IF_ERROR(WhileLoop(
-            s, {ops::Const(s, 0), v[1]},
-            [&](const Scope& t, const std::vector<Output>& u, Output* c) {
-              *c = ops::Less(t, u[0], 2);
-              return t.status();
-            },
-            [&](const Scope& t, const std::vector<Output>& u, std::vector<Output>* un) {
-              un->push_back(ops::Add(t, u[0], 1));
-              un->push_back(ops::Add(t, ops::Mul(t, u[1], a), x));
-              return t.status();
-            },
-            &inner));
-        next->push_back(ops::Add(s, v[0], 1));
-        next->push_back(inner[1]);
-        return s.status();
-      },
-      &out));
-  auto y = ops::Sum(root, out[1], {0});
+  Output out;
+  FLOWVM_ASSERT_OK(CountedLoop(root, 3, v0, [&](const Scope& s, Output v, Output) {
+    auto a = ops::Tanh(s, v);
+    Output inner;
+    Status st = CountedLoop(
+        s, 2, v, [&](const Scope& t, Output u, Output) { return ops::Add(t, ops::Mul(t, u, a), x); }, &inner);
+    return st.ok() ? inner : Output();
+  }, &out));
+  auto y = ops::Sum(root, out, {0});
   std::vector<Output> grads;
   FLOWVM_ASSERT_OK(AddSymbolicGradients(root, {y}, {v0, x}, &grads));
   ClientSession session(root);
@@ -430,38 +404,19 @@ TEST(ControlFlowBuildersTest, NestedLoopGradientsMatchCentralDifferences) {
 
 TEST(ControlFlowBuildersTest, NestedLoopGradientsWithOverlappingOuterIterations) {
   // acc += (2 times: u = tanh(u * b)) with b = x * (i + 1): the outer
-  // iterations do not wait for each other, so their inner loops run at the
-  // same time; each keeps its forward values on stacks of its own.
+  // iterations do not wait for each other, so their inner loops may run at
+  // the same time; each keeps its forward values on stacks of its own.
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root.WithOpName("x"), DT_DOUBLE);
-  std::vector<Output> out;
-  FLOWVM_ASSERT_OK(WhileLoop(
-      root, {ops::Const(root, 0), ops::ZerosLike(root, x)},
-      [&](const Scope& s, const std::vector<Output>& v, Output* c) {
-        *c = ops::Less(s, v[0], 4);
-        return s.status();
-      },
-      [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
-        auto b = ops::Mul(s, x, ops::Cast(s, ops::Add(s, v[0], 1), DT_DOUBLE));
-        std::vector<Output> inner;
-        FLOWVM_RETURN_IF_ERROR(WhileLoop(
-            s, {ops::Const(s, 0), b},
-            [&](const Scope& t, const std::vector<Output>& u, Output* c) {
-              *c = ops::Less(t, u[0], 2);
-              return t.status();
-            },
-            [&](const Scope& t, const std::vector<Output>& u, std::vector<Output>* un) {
-              un->push_back(ops::Add(t, u[0], 1));
-              un->push_back(ops::Tanh(t, ops::Mul(t, u[1], b)));
-              return t.status();
-            },
-            &inner));
-        next->push_back(ops::Add(s, v[0], 1));
-        next->push_back(ops::Add(s, v[1], inner[1]));
-        return s.status();
-      },
-      &out));
-  auto y = ops::Sum(root, out[1], {0});
+  Output out;
+  FLOWVM_ASSERT_OK(CountedLoop(root, 4, ops::ZerosLike(root, x), [&](const Scope& s, Output acc, Output i) {
+    auto b = ops::Mul(s, x, ops::Cast(s, ops::Add(s, i, 1), DT_DOUBLE));
+    Output inner;
+    Status st = CountedLoop(
+        s, 2, b, [&](const Scope& t, Output u, Output) { return ops::Tanh(t, ops::Mul(t, u, b)); }, &inner);
+    return st.ok() ? ops::Add(s, acc, inner) : Output();
+  }, &out));
+  auto y = ops::Sum(root, out, {0});
   std::vector<Output> grads;
   FLOWVM_ASSERT_OK(AddSymbolicGradients(root, {y}, {x}, &grads));
   ClientSession session(root);
