@@ -88,13 +88,6 @@ NodeOut EnterOp(const GraphScope& s, const NodeOut& x, const std::string& frame,
                {"parallel_iterations", MakeAttrValue(int64_t{parallel})}});
 }
 
-// A loop skeleton in `frame`: Enter -> Merge (back edge closed by Close)
-// -> Switch on `cond` -> Exit / Identity, for each initial value.
-struct Skeleton {
-  std::vector<Node*> merges;
-  std::vector<NodeOut> values, exits;
-};
-
 // A branch of a conditional inside the loop body: the values that exist
 // only in the iterations where `pred` was `branch`. Nested in `parent`
 // (-1: the body itself, every iteration).
@@ -155,8 +148,6 @@ CondContexts FindCondContexts(const ControlFlowInfo& info, int frame, const std:
 
 // The loop around the one being differentiated, for a nested loop.
 struct Enclosing {
-  std::string frame;                      // its forward frame
-  int parallel_iterations = 1;
   Node* anchor = nullptr;                 // in its forward body, every iteration (its counter)
   std::function<NodeOut(NodeOut)> route;  // a value of its forward body, or from outside it,
                                           // as its backward body sees it
@@ -278,8 +269,9 @@ Status LoopGradient(const GraphScope& scope, const ControlFlowInfo& info, int fr
   };
   route = [&](NodeOut t, bool force_stack) -> NodeOut {
     Node* src = t.node;
-    const bool invariant = !force_stack && std::find(invariants.begin(), invariants.end(), src) != invariants.end() ||
-                           std::find(loop.invariants.begin(), loop.invariants.end(), src) != loop.invariants.end();
+    const bool invariant =
+        !force_stack && (std::find(invariants.begin(), invariants.end(), src) != invariants.end() ||
+                         std::find(loop.invariants.begin(), loop.invariants.end(), src) != loop.invariants.end());
     if (invariant) {
       const Edge* in = src->input_edge(0);
       t = NodeOut(in->src(), in->src_output());
@@ -385,8 +377,8 @@ Status LoopGradient(const GraphScope& scope, const ControlFlowInfo& info, int fr
   }
   // What a nested loop's gradient made: already wired, not to be routed.
   std::vector<std::pair<int, int>> nested_ranges;
-  Enclosing here{loop.name, loop.parallel_iterations, cnt_ident.node,
-                 [&](NodeOut t) { return route(t, false); }, [&](NodeOut t) { return route(t, true); }};
+  Enclosing here{cnt_ident.node, [&](NodeOut t) { return route(t, false); },
+                 [&](NodeOut t) { return route(t, true); }};
   auto add_partials = [&](Node* n, const std::vector<NodeOut>& dx) {
     for (const Edge* e : n->in_edges()) {
       if (e->IsControlEdge() || e->dst_input() >= static_cast<int>(dx.size())) continue;

@@ -13,12 +13,12 @@
 // Asynchronous kernels (Recv, queue ops) get a `done` callback and hold no
 // thread while they wait. Their completion never runs this partition's
 // nodes on the completing thread's stack (that thread may be deep inside
-// another partition's Send, or be a producer that filled a queue): the
-// step's caller continues it if it is idle, waiting in Run
-// (runtime/waiting_caller.h); else the pool does; without one it is
-// deferred until the completing thread's own executor loop unwinds (a
-// trampoline), so an alternating Send/Recv chain between partitions runs in
-// constant stack depth.
+// another partition's Send, or be a producer that filled a queue): a pool
+// worker polling for work continues it, else the step's caller if it is
+// idle, waiting in Run (runtime/waiting_caller.h), else the pool; without
+// a pool it is deferred until the completing thread's own executor loop
+// unwinds (a trampoline), so an alternating Send/Recv chain between
+// partitions runs in constant stack depth.
 //
 // Control flow (paper 4.4): a node whose input is dead (a Switch's untaken
 // branch) does not run and passes the deadness on; Send and Recv carry it

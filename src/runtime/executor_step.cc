@@ -234,25 +234,20 @@ class Executor::StepRunWith : public Executor::StepRun {
   // else on the pool, else after that thread's executor loop.
   void ContinueElsewhere(std::vector<Tagged> ready) {
     ThreadPool* pool = exec_->options_.pool;
-    if (args_.caller != nullptr) {
+    if (pool != nullptr || args_.caller != nullptr) {
       std::function<void()> fn = [this, ready = std::move(ready)]() mutable { Resume(this, &ready); };
-      if (pool != nullptr && pool->HasSpinningWorker()) {
-        pool->Schedule(std::move(fn));
-        return;
-      }
-      if (args_.caller->TrySchedule(&fn)) return;
+      const bool worker_polling = pool != nullptr && pool->HasSpinningWorker();
+      if (!worker_polling && args_.caller != nullptr && args_.caller->TrySchedule(&fn)) return;
       if (pool != nullptr) {
         pool->Schedule(std::move(fn));
-      } else if (t_inline.depth > 0) {
+      } else if (t_inline.depth > 0) {  // no pool, and the caller is busy
         t_inline.deferred.push_back(Deferred{&RunClosure, nullptr, new std::function<void()>(std::move(fn))});
       } else {
         fn();
       }
       return;
     }
-    if (pool != nullptr) {
-      pool->Schedule([this, ready = std::move(ready)]() mutable { Resume(this, &ready); });
-    } else if (t_inline.depth > 0) {
+    if (t_inline.depth > 0) {
       t_inline.deferred.push_back(Deferred{&StepRunWith::ResumeDeferred, this, new std::vector<Tagged>(std::move(ready))});
     } else {
       Resume(this, &ready);

@@ -196,8 +196,8 @@ void QueueBase::Start(std::unique_ptr<Attempt> attempt, CancellationManager* can
         }
   }
   if (!still_waiting) {
-    // Completed meanwhile (by Abandon from the timer, or by another
-    // thread's Flush): remove what we registered.
+    // Completed meanwhile (by Abandon from the timer, or served by another
+    // thread): remove what we registered.
     if (token != CancellationManager::kInvalidToken) cancel->Deregister(token);
     if (timer >= 0) Timer::Global()->Cancel(timer);
   }
@@ -256,15 +256,6 @@ void QueueBase::Abandon(int64_t id, const Status& status) {
     // Elements put back, or an attempt gone from the head of its line, may
     // let others through.
     if (!done.empty()) ServeLocked(&done);
-  }
-  for (auto& d : done) d();
-}
-
-void QueueBase::Flush() {
-  std::vector<std::function<void()>> done;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    ServeLocked(&done);
   }
   for (auto& d : done) d();
 }

@@ -102,8 +102,6 @@ class QueueBase : public ResourceBase, public std::enable_shared_from_this<Queue
   // of a batch.
   Status CheckElement(const Tuple& element, bool rows, const char* what) const;
   void Start(std::unique_ptr<Attempt> attempt, CancellationManager* cancel, int64_t timeout_ms);
-  // Serves waiting attempts as far as possible; runs completions unlocked.
-  void Flush();
   // Serves under mu_; moves completions to `done`.
   void ServeLocked(std::vector<std::function<void()>>* done);
   // Ends a waiting attempt with `status` (cancellation or timeout).

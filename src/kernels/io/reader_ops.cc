@@ -41,11 +41,7 @@ class TFRecordFormat : public FileFormat {
   Status Next(std::string* key, std::string* value) override {
     const uint64_t at = offset_;
     FLOWVM_RETURN_IF_ERROR(reader_->ReadRecord(&offset_, value));
-    if (key != nullptr) {
-      const std::string offset = std::to_string(at);
-      key->reserve(path_.size() + 1 + offset.size());
-      key->assign(path_).append(1, ':').append(offset);
-    }
+    if (key != nullptr) *key = path_ + ":" + std::to_string(at);
     return Status::OK();
   }
 
