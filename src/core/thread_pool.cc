@@ -65,18 +65,20 @@ void ThreadPool::WorkerLoop() {
     // Spin a little: new work usually arrives within microseconds. The
     // spinner yields between checks, so that threads with work to do (an
     // input pipeline's steps, another session) get this core first.
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(spin_us_);
     bool found = false;
-    spinning_.fetch_add(1, std::memory_order_relaxed);
-    for (int round = 0; std::chrono::steady_clock::now() < deadline; ++round) {
-      if (queued_.load(std::memory_order_acquire) > 0) {
-        found = true;
-        break;
+    if (spin_us_ > 0) {
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(spin_us_);
+      spinning_.fetch_add(1, std::memory_order_relaxed);
+      for (int round = 0; std::chrono::steady_clock::now() < deadline; ++round) {
+        if (queued_.load(std::memory_order_acquire) > 0) {
+          found = true;
+          break;
+        }
+        for (int i = 0; i < 16; ++i) FLOWVM_CPU_RELAX();
+        if (round % 8 == 7) std::this_thread::yield();
       }
-      for (int i = 0; i < 16; ++i) FLOWVM_CPU_RELAX();
-      if (round % 8 == 7) std::this_thread::yield();
+      spinning_.fetch_sub(1, std::memory_order_relaxed);
     }
-    spinning_.fetch_sub(1, std::memory_order_relaxed);
     if (found) continue;
     std::unique_lock<std::mutex> lock(mu_);
     if (queue_.empty()) {

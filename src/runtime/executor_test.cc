@@ -354,7 +354,9 @@ TEST_F(ExecutorTest, LongKernelsStillRunInParallelOnThePool) {
 // thread that waits for it in Run, not on a pool thread nor on the
 // completing thread's stack.
 TEST_F(ExecutorTest, AsyncCompletionContinuesOnTheWaitingCaller) {
-  ThreadPool pool("executor_test", 2);
+  // Workers that never poll for work (spin_us 0): a polling worker would be
+  // preferred, and whether one polls at that moment is up to the scheduler.
+  ThreadPool pool("executor_test", 2, /*spin_us=*/0);
   auto exec = Make({ConstNode("c", Tensor::Scalar<float>(4)),
                     TestNode("d", "TestDelayAsync").Input("c").Attr("delay_ms", 5), Node("e", "TestCount", {"d"}),
                     Retval("r", "e", 0)},
