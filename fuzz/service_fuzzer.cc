@@ -291,8 +291,8 @@ class Task {
     env.worker_for = [this](const std::string& task) { return cache_->Get(task); };
     env.on_shutdown = [](const std::string&) {};  // a server would stop; this task is gone after the input anyway
     worker_ = std::make_unique<Worker>(std::move(env));
-    cache_ = std::make_unique<WorkerCache>(*cluster, kTask, worker_.get());
-    master_ = std::make_unique<Master>(cache_.get());
+    cache_ = std::make_unique<WorkerCache>(*cluster, kTask, worker_.get(), TransportSecurity::Insecure());
+    master_ = std::make_unique<Master>(cache_.get(), GraphLimits());
     threads_ = std::make_unique<CallThreads>();
     RegisterWorkerMethods(worker_.get(), kChunkBytes, &dispatcher_);
     RegisterMasterMethods(master_.get(), worker_.get(), kChunkBytes, threads_.get(), [] {}, &dispatcher_);

@@ -57,11 +57,18 @@ done
 # Host a: ps; hosts b and c: the workers. One port for all: each host has
 # its own address.
 port=2222
+# A secure cluster, as one on real machines must be: TLS with client
+# certificates of the cluster's CA, and a cluster token.
+bash "$(dirname "${BASH_SOURCE[0]}")/tls/make_test_certs.sh" "$work/tls" "$subnet.1" "$subnet.2" "$subnet.3"
+creds=(--tls-ca "$work/tls/ca.pem" --tls-cert "$work/tls/task.pem" --tls-key "$work/tls/task.key"
+       --token-file "$work/tls/token")
+client_creds=(--tls-ca "$work/tls/ca.pem" --tls-cert "$work/tls/client.pem" --tls-key "$work/tls/client.key"
+              --token-file "$work/tls/token")
 cat >"$work/cluster.json" <<JSON
 {"ps": ["$subnet.1:$port"], "worker": ["$subnet.2:$port", "$subnet.3:$port"]}
 JSON
 start_server() {  # ns job task
-  ip netns exec "$1" "$flowvm" server --cluster "$work/cluster.json" --job "$2" --task "$3" \
+  ip netns exec "$1" "$flowvm" server --cluster "$work/cluster.json" --job "$2" --task "$3" "${creds[@]}" \
     >"$work/$2-$3.log" 2>&1 &
   pids+=($!)
 }
@@ -91,7 +98,8 @@ PBTXT
 
 # The client is on host a; it waits for the cluster (connect timeout).
 out=$(ip netns exec "${hosts[0]}" "$flowvm" run "$work/train.pbtxt" --init init --target update --fetch w \
-        --repeat 60 --target-server "grpc://$subnet.2:$port" --connect-timeout-ms 20000 --output-dir "$work" -v 2>"$work/run.err") || {
+        --repeat 60 --target-server "grpc://$subnet.2:$port" --connect-timeout-ms 20000 --output-dir "$work" -v \
+        "${client_creds[@]}" 2>"$work/run.err") || {
   echo "FAILED: the client failed:"; cat "$work/run.err"; for f in "$work"/*.log; do echo "== $f"; cat "$f"; done; exit 1; }
 echo "$out"
 grep -q "w:0 float \[2\] \[3 -1\]" <<<"$out" || { echo "FAILED: w did not converge to [3 -1]"; cat "$work/run.err"; exit 1; }
@@ -103,10 +111,30 @@ for i in 0 1 2; do
   listening=$(ip netns exec "${hosts[$i]}" ss -Hltn | awk '{print $4}' | sed -e 's/^\[::ffff:\(.*\)\]/\1/')
   [[ "$listening" == "$subnet.$((i + 1)):$port" ]] || { echo "FAILED: host $i listens on: $listening"; exit 1; }
 done
+# Clients without the cluster's credentials are refused.
+grep -q "TLS, callers must present a certificate of the cluster's CA, cluster token required" "$work/ps-0.log" || {
+  echo "FAILED: the server did not say how it is secured:"; cat "$work/ps-0.log"; exit 1; }
+refused() {  # what ... : the run must fail with the given text
+  local what=$1 expect=$2; shift 2
+  if ip netns exec "${hosts[0]}" "$flowvm" run "$work/train.pbtxt" --fetch w --target-server "grpc://$subnet.2:$port" \
+       --connect-timeout-ms 1500 --output-dir "$work" "$@" >"$work/refused.out" 2>&1; then
+    echo "FAILED: a client with $what was let in"; exit 1
+  fi
+  grep -q "$expect" "$work/refused.out" || { echo "FAILED: a client with $what: unexpected error:"; cat "$work/refused.out"; exit 1; }
+  echo "refused as it should be: a client with $what"
+}
+refused "no credentials" "did not answer"
+refused "TLS but no certificate" "did not answer" --tls-ca "$work/tls/ca.pem" --token-file "$work/tls/token"
+refused "a certificate of another CA" "did not answer" --tls-ca "$work/tls/ca.pem" --tls-cert "$work/tls/rogue.pem" \
+  --tls-key "$work/tls/rogue.key" --token-file "$work/tls/token"
+refused "a certificate but no token" "PermissionDenied" --tls-ca "$work/tls/ca.pem" --tls-cert "$work/tls/client.pem" \
+  --tls-key "$work/tls/client.key"
+if grep -q "$(cat "$work/tls/token")" "$work"/*.log "$work/refused.out"; then echo "FAILED: the token was logged"; exit 1; fi
 if [[ -n "$digits" ]]; then
-  ip netns exec "${hosts[0]}" "$digits" --mode sync --target "grpc://$subnet.2:$port" --workers 2 --steps 800 \
+  FLOWVM_TLS_CA="$work/tls/ca.pem" FLOWVM_TLS_CERT="$work/tls/client.pem" FLOWVM_TLS_KEY="$work/tls/client.key" \
+  FLOWVM_CLUSTER_TOKEN="$(cat "$work/tls/token")" ip netns exec "${hosts[0]}" "$digits" --mode sync --target "grpc://$subnet.2:$port" --workers 2 --steps 800 \
     --no-progress --min-accuracy 0.95 >"$work/digits.out" 2>&1 || {
     echo "FAILED: the digits MLP did not train across the machines:"; cat "$work/digits.out"; exit 1; }
   cat "$work/digits.out"
 fi
-echo "PASSED: trained across 3 network namespaces ($subnet.1-3)"
+echo "PASSED: trained across 3 network namespaces ($subnet.1-3), with TLS and a cluster token"

@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "cli_args.h"
+#include "credential_flags.h"
 #include "commands.h"
 #include "flowvm/graph_io.h"
 #include "flowvm/npy.h"
@@ -94,9 +95,10 @@ Status RunCommand(const std::vector<std::string>& raw) {
   FLOWVM_ASSIGN_OR_RETURN(
       ParsedArgs args,
       ParseArgs(raw,
-                {"--fetch", "--feed", "--target", "--init", "--repeat", "--output-dir", "--threads", "--cpu-devices",
-                 "--trace", "--timeout-ms", "--target-server", "--device-filter", "--connect-timeout-ms",
-                 "--health-check-interval-ms", "--health-check-timeout-ms"},
+                WithCredentialFlags({"--fetch", "--feed", "--target", "--init", "--repeat", "--output-dir",
+                                     "--threads", "--cpu-devices", "--trace", "--timeout-ms", "--target-server",
+                                     "--device-filter", "--connect-timeout-ms", "--health-check-interval-ms",
+                                     "--health-check-timeout-ms", "--max-step-memory-bytes"}),
                 {"-v", "--soft-placement"}));
   if (args.positional.size() != 1)
     return errors::InvalidArgument("usage: flowvm run GRAPH --fetch NAME[:PORT]... (one graph file, got ",
@@ -116,6 +118,7 @@ Status RunCommand(const std::vector<std::string>& raw) {
   // A cluster: the master at grpc://host:port runs the graph over its tasks.
   options.target = args.last("--target-server", "");
   options.device_filters = args.all("--device-filter");
+  FLOWVM_ASSIGN_OR_RETURN(options.credentials, CredentialsFromFlags(args));
   FLOWVM_ASSIGN_OR_RETURN(options.connect_timeout_ms,
                           ParseCount("--connect-timeout-ms", args.last("--connect-timeout-ms", "30000")));
   FLOWVM_ASSIGN_OR_RETURN(options.health_check_interval_ms,

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "cli_args.h"
+#include "credential_flags.h"
 #include "commands.h"
 #include "flowvm/server.h"
 
@@ -32,8 +33,12 @@ void OnSignal(int sig) {
 }  // namespace
 
 Status ServerCommand(const std::vector<std::string>& raw) {
-  FLOWVM_ASSIGN_OR_RETURN(ParsedArgs args,
-                          ParseArgs(raw, {"--cluster", "--job", "--task", "--cpu-devices", "--threads"}, {}));
+  FLOWVM_ASSIGN_OR_RETURN(
+      ParsedArgs args,
+      ParseArgs(raw,
+                WithCredentialFlags({"--cluster", "--job", "--task", "--cpu-devices", "--threads", "--max-message-bytes",
+                                     "--max-graph-bytes", "--max-graph-nodes", "--max-step-memory-bytes"}),
+                {"--insecure"}));
   if (!args.positional.empty())
     return errors::InvalidArgument("usage: flowvm server takes no positional arguments, got '", args.positional[0],
                                    "'");
@@ -53,11 +58,22 @@ Status ServerCommand(const std::vector<std::string>& raw) {
   options.cpu_devices = static_cast<int>(cpu_devices);
   FLOWVM_ASSIGN_OR_RETURN(int64_t threads, ParseCount("--threads", args.last("--threads", "0")));
   options.num_threads = static_cast<int>(threads);
+  FLOWVM_ASSIGN_OR_RETURN(options.credentials, CredentialsFromFlags(args));
+  options.insecure = args.has("--insecure");
+  FLOWVM_ASSIGN_OR_RETURN(options.limits.max_message_bytes,
+                          ParseCount("--max-message-bytes", args.last("--max-message-bytes", "0")));
+  FLOWVM_ASSIGN_OR_RETURN(options.limits.max_graph_bytes,
+                          ParseCount("--max-graph-bytes", args.last("--max-graph-bytes", "0")));
+  FLOWVM_ASSIGN_OR_RETURN(options.limits.max_graph_nodes,
+                          ParseCount("--max-graph-nodes", args.last("--max-graph-nodes", "0")));
+  FLOWVM_ASSIGN_OR_RETURN(options.limits.max_step_memory_bytes,
+                          ParseCount("--max-step-memory-bytes", args.last("--max-step-memory-bytes", "0")));
 
   FLOWVM_ASSIGN_OR_RETURN(std::unique_ptr<Server> server, Server::Create(options));
   FLOWVM_RETURN_IF_ERROR(server->Start());
   const std::string task = options.def.task.Name();
-  std::printf("flowvm server: task %s serving at %s\n", task.c_str(), server->target().c_str());
+  std::printf("flowvm server: task %s serving at %s (%s)\n", task.c_str(), server->target().c_str(),
+              server->security_summary().c_str());
   std::fflush(stdout);
 
   // SIGTERM and SIGINT write their number to a pipe (all a handler may

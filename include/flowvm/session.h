@@ -33,6 +33,7 @@
 
 #include "flowvm/allocator.h"
 #include "flowvm/config.pb.h"
+#include "flowvm/credentials.h"
 #include "flowvm/graph.pb.h"
 #include "flowvm/status.h"
 #include "flowvm/tensor.h"
@@ -70,6 +71,9 @@ struct SessionOptions {
   bool schedule_recvs = true;
 
   // Cluster sessions ("grpc://host:port") only:
+  // TLS files and cluster token (flowvm/credentials.h); what is left empty
+  // comes from FLOWVM_CLUSTER_TOKEN and FLOWVM_TLS_CA/_CERT/_KEY.
+  ClusterCredentials credentials;
   // Only these tasks take part (TensorFlow's device filters), e.g.
   // {"/job:ps", "/job:worker/task:1"}; empty: every task of the cluster.
   std::vector<std::string> device_filters;

@@ -13,10 +13,11 @@ struct ChunkState {
 };
 
 GrpcRemoteWorker::GrpcRemoteWorker(std::shared_ptr<grpc::Channel> channel, std::string peer,
-                                   uint64_t max_message_bytes)
+                                   std::shared_ptr<const TransportSecurity> security, uint64_t max_message_bytes)
     : channel_(channel),
       stub_(channel),
       peer_(std::move(peer)),
+      security_(std::move(security)),
       max_message_bytes_(std::max<uint64_t>(max_message_bytes, 2)) {}  // a chunk holds a bfloat16
 
 GrpcRemoteWorker::~GrpcRemoteWorker() {
@@ -35,6 +36,7 @@ void GrpcRemoteWorker::Call(CallOptions* opts, const char* method, grpc::ByteBuf
   auto* state = new State;
   state->request = std::move(request);
   state->context.set_deadline(std::chrono::system_clock::now() + kDefaultRpcTimeout);
+  security_->Authorize(&state->context);
   if (opts != nullptr) {
     // CallOptions deadlines are steady-clock; gRPC takes system time.
     const auto left = opts->deadline() - CallOptions::Clock::now();

@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 
+#include "distributed/transport_security.h"
 #include "distributed/wire.h"
 #include "distributed/worker_interface.h"
 
@@ -26,8 +27,9 @@ class GrpcRemoteWorker : public WorkerInterface {
   // `peer` names the task in errors ("task /job:ps/replica:0/task:0 (host:port)").
   // A message carries at most `max_message_bytes` of tensor bytes; larger
   // RunGraph sends are put first (PutTensor) in chunks of that size.
+  // Every call carries `security`'s token.
   GrpcRemoteWorker(std::shared_ptr<grpc::Channel> channel, std::string peer,
-                   uint64_t max_message_bytes = kDefaultChunkBytes);
+                   std::shared_ptr<const TransportSecurity> security, uint64_t max_message_bytes = kDefaultChunkBytes);
   // Cancels the calls in flight and waits until their callbacks are done.
   ~GrpcRemoteWorker() override;
 
@@ -72,6 +74,7 @@ class GrpcRemoteWorker : public WorkerInterface {
   std::shared_ptr<grpc::Channel> channel_;
   grpc::GenericStub stub_;
   const std::string peer_;
+  const std::shared_ptr<const TransportSecurity> security_;
   const uint64_t max_message_bytes_;
 };
 

@@ -10,6 +10,13 @@ class UnaryReactor : public grpc::ServerGenericBidiReactor {
  public:
   UnaryReactor(const GrpcDispatcher* dispatcher, grpc::GenericCallbackServerContext* context)
       : dispatcher_(dispatcher), context_(context) {
+    if (dispatcher_->authorizer()) {
+      grpc::Status allowed = dispatcher_->authorizer()(context_);
+      if (!allowed.ok()) {
+        Finish(allowed);
+        return;
+      }
+    }
     StartRead(&request_);
   }
 

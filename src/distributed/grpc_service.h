@@ -25,7 +25,13 @@ class GrpcDispatcher : public grpc::CallbackGenericService {
   using Handler =
       std::function<void(const grpc::ByteBuffer& request, grpc::ByteBuffer* response, Reply reply)>;
 
+  // Decides, before its request is read, whether a call may go on; a
+  // status that is not OK refuses it with that status.
+  using Authorizer = std::function<grpc::Status(grpc::GenericCallbackServerContext* context)>;
+
   void Register(const std::string& method, Handler handler) { handlers_[method] = std::move(handler); }
+  void SetAuthorizer(Authorizer authorizer) { authorizer_ = std::move(authorizer); }
+  const Authorizer& authorizer() const { return authorizer_; }
   // The handler of a method, or null (fuzzing and tests call them directly).
   const Handler* Find(const std::string& method) const;
 
@@ -33,6 +39,7 @@ class GrpcDispatcher : public grpc::CallbackGenericService {
 
  private:
   std::map<std::string, Handler> handlers_;
+  Authorizer authorizer_;
 };
 
 }  // namespace flowvm

@@ -30,11 +30,13 @@ constexpr auto kStepTimeout = std::chrono::hours(24 * 7);
 
 class GrpcSession : public Session {
  public:
-  GrpcSession(const SessionOptions& options, std::string address, GraphDef graph)
+  GrpcSession(const SessionOptions& options, std::string address, std::shared_ptr<const TransportSecurity> security,
+              GraphDef graph)
       : options_(options),
         address_(std::move(address)),
         peer_("the master at grpc://" + address_),
-        channel_(NewChannel(address_)),
+        security_(std::move(security)),
+        channel_(NewChannel(address_, *security_)),
         stub_(channel_),
         graph_(std::move(graph)) {}
 
@@ -66,7 +68,8 @@ class GrpcSession : public Session {
     const auto connect = std::chrono::milliseconds(ClampTimeoutMs(std::max<int64_t>(options_.connect_timeout_ms, 1)));
     if (!channel_->WaitForConnected(std::chrono::system_clock::now() + connect))
       return errors::Unavailable(peer_, " did not answer within ", connect.count(),
-                                 " ms (is a flowvm server running there?)");
+                                 " ms (is a flowvm server running there? If it uses TLS, give its CA and your "
+                                 "certificate: --tls-ca/--tls-cert/--tls-key or FLOWVM_TLS_CA/_CERT/_KEY)");
     FLOWVM_RETURN_IF_ERROR(
         Call(method::kCreateSession, request, &payload, &response, &reader, connect + std::chrono::seconds(10)));
     handle_ = response.session_handle();
@@ -258,7 +261,7 @@ class GrpcSession : public Session {
   Status Call(const char* method, const google::protobuf::Message& request, WirePayload* payload,
               google::protobuf::Message* response, WireReader* reader, std::chrono::milliseconds timeout) {
     grpc::ByteBuffer response_bytes;
-    const grpc::Status result = BlockingCall(&stub_, method, payload->Seal(request), &response_bytes, timeout);
+    const grpc::Status result = BlockingCall(&stub_, method, payload->Seal(request), &response_bytes, timeout, *security_);
     FLOWVM_RETURN_IF_ERROR(FromGrpcStatus(result, peer_));
     return reader->Open(response_bytes, response);
   }
@@ -267,7 +270,7 @@ class GrpcSession : public Session {
   // beside a step's messages.
   GrpcRemoteWorker* Transfers() {
     std::lock_guard<std::mutex> lock(mu_);
-    if (transfers_ == nullptr) transfers_ = std::make_unique<GrpcRemoteWorker>(channel_, peer_, max_message_bytes_);
+    if (transfers_ == nullptr) transfers_ = std::make_unique<GrpcRemoteWorker>(channel_, peer_, security_, max_message_bytes_);
     return transfers_.get();
   }
 
@@ -281,6 +284,7 @@ class GrpcSession : public Session {
   const SessionOptions options_;
   const std::string address_;
   const std::string peer_;
+  const std::shared_ptr<const TransportSecurity> security_;
   std::shared_ptr<grpc::Channel> channel_;
   grpc::GenericStub stub_;
   std::string handle_;
@@ -299,7 +303,14 @@ class GrpcSessionFactory : public SessionFactory {
     const std::string address = options.target.substr(sizeof(kScheme) - 1);
     if (address.empty() || address.find(':') == std::string::npos)
       return errors::InvalidArgument("session target '", options.target, "' is not grpc://host:port");
-    auto session = std::make_unique<GrpcSession>(options, address, graph);
+    // Credentials the options leave empty come from the environment
+    // (FLOWVM_CLUSTER_TOKEN, FLOWVM_TLS_*), so every client of a secured
+    // cluster works without code of its own.
+    ClusterCredentials credentials = options.credentials;
+    FLOWVM_RETURN_IF_ERROR(credentials.FillFromEnvironment());
+    FLOWVM_ASSIGN_OR_RETURN(std::shared_ptr<const TransportSecurity> security,
+                            TransportSecurity::Create(credentials));
+    auto session = std::make_unique<GrpcSession>(options, address, std::move(security), graph);
     FLOWVM_RETURN_IF_ERROR(session->Connect());
     return std::unique_ptr<Session>(std::move(session));
   }

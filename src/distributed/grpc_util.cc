@@ -35,6 +35,9 @@ Status FromGrpcStatus(const grpc::Status& s, const std::string& peer, bool* peer
       return errors::Unavailable(peer, " is unreachable: ", s.error_message());
     case Code::kDeadlineExceeded:
       return errors::DeadlineExceeded(peer, " did not answer in time: ", s.error_message());
+    case Code::kResourceExhausted:
+      return errors::ResourceExhausted(peer, " refused a message larger than it accepts (the server's limit "
+                                             "max_message_bytes): ", s.error_message());
     case Code::kCancelled:
       return errors::Cancelled("the call to ", peer, " was cancelled");
     default:
@@ -61,13 +64,15 @@ grpc::ChannelArguments ChannelArgs() {
   return args;
 }
 
-std::shared_ptr<grpc::Channel> NewChannel(const std::string& address) {
-  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), ChannelArgs());
+std::shared_ptr<grpc::Channel> NewChannel(const std::string& address, const TransportSecurity& security) {
+  return grpc::CreateCustomChannel(address, security.ChannelCredentials(), ChannelArgs());
 }
 
 grpc::Status BlockingCall(grpc::GenericStub* stub, const std::string& method, const grpc::ByteBuffer& request,
-                          grpc::ByteBuffer* response, std::chrono::milliseconds timeout) {
+                          grpc::ByteBuffer* response, std::chrono::milliseconds timeout,
+                          const TransportSecurity& security) {
   grpc::ClientContext context;
+  security.Authorize(&context);
   context.set_deadline(std::chrono::system_clock::now() + timeout);
   grpc::Status result;
   grpc::CompletionQueue cq;

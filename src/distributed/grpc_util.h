@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "distributed/transport_security.h"
 #include "flowvm/status.h"
 
 namespace flowvm {
@@ -31,15 +32,18 @@ Status FromGrpcStatus(const grpc::Status& s, const std::string& peer, bool* peer
 // Keepalive pings find a peer that died or hangs while a call waits (a
 // Recv may wait long for its tensor); no message size limit.
 grpc::ChannelArguments ChannelArgs();
-std::shared_ptr<grpc::Channel> NewChannel(const std::string& address);
+// A channel to `address` with `security`'s credentials (TLS or not).
+std::shared_ptr<grpc::Channel> NewChannel(const std::string& address, const TransportSecurity& security);
 // The same settings on the server side (it must accept the pings).
 void ConfigureServerBuilder(grpc::ServerBuilder* builder);
 
 // One unary call to `method` that blocks until it completes or `timeout`
 // passes, waiting on a completion queue of its own (no callback thread is
 // woken to wake the caller). For clients: grpc:// sessions, ShutdownCluster.
+// The call carries `security`'s token.
 grpc::Status BlockingCall(grpc::GenericStub* stub, const std::string& method, const grpc::ByteBuffer& request,
-                          grpc::ByteBuffer* response, std::chrono::milliseconds timeout);
+                          grpc::ByteBuffer* response, std::chrono::milliseconds timeout,
+                          const TransportSecurity& security);
 
 // Method names as gRPC sends them.
 namespace method {

@@ -18,7 +18,7 @@ std::string NewHandle() {
 
 }  // namespace
 
-Master::Master(WorkerCache* workers) : workers_(workers) {}
+Master::Master(WorkerCache* workers, GraphLimits limits) : workers_(workers), limits_(limits) {}
 
 Master::~Master() { CloseAll(); }
 
@@ -42,6 +42,7 @@ Status Master::CreateSession(const CreateSessionRequest& request, CreateSessionR
                                    "), health_check_interval_ms (", o.health_check_interval_ms(),
                                    ") and health_check_timeout_ms (", o.health_check_timeout_ms(),
                                    ") must be >= 0");
+  FLOWVM_RETURN_IF_ERROR(limits_.Check(request.graph_def(), "the graph of a new session", workers_->local_task()));
   const std::string handle = NewHandle();
   auto session = std::make_shared<MasterSession>(workers_, handle, request.options(), request.graph_def());
   FLOWVM_RETURN_IF_ERROR(session->Connect());
@@ -54,7 +55,7 @@ Status Master::CreateSession(const CreateSessionRequest& request, CreateSessionR
 
 Status Master::ExtendSession(const ExtendSessionRequest& request) {
   FLOWVM_ASSIGN_OR_RETURN(auto session, Find(request.session_handle()));
-  return session->Extend(request.graph_def());
+  return session->Extend(request.graph_def(), limits_);
 }
 
 void Master::RunStepAsync(const RunStepRequest& request, const std::vector<Tensor>& feeds,

@@ -21,8 +21,9 @@ namespace flowvm {
 
 class Master {
  public:
-  // `workers` (not owned) reaches every task of the cluster.
-  explicit Master(WorkerCache* workers);
+  // `workers` (not owned) reaches every task of the cluster. A session's
+  // graph must stay within `limits`.
+  Master(WorkerCache* workers, GraphLimits limits);
   ~Master();
 
   Status CreateSession(const CreateSessionRequest& request, CreateSessionResponse* response);
@@ -44,6 +45,7 @@ class Master {
   StatusOr<std::shared_ptr<MasterSession>> Find(const std::string& handle);
 
   WorkerCache* const workers_;
+  const GraphLimits limits_;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<MasterSession>> sessions_;
   bool stopped_ = false;

@@ -187,9 +187,12 @@ Status MasterSession::Connect() {
   return ValidateGraphForDevices(graph_, described, options_.allow_soft_placement());
 }
 
-Status MasterSession::Extend(const GraphDef& graph) {
+Status MasterSession::Extend(const GraphDef& graph, const GraphLimits& limits) {
   std::lock_guard<std::mutex> lock(mu_);
   if (closed_) return errors::FailedPrecondition("Extend on a closed session");
+  FLOWVM_RETURN_IF_ERROR(limits.Check(graph_.node_size() + graph.node_size(),
+                                      static_cast<int64_t>(graph_.ByteSizeLong() + graph.ByteSizeLong()),
+                                      "the graph of session " + handle_ + " after Extend", workers_->local_task()));
   GraphDef merged = graph_;
   for (const NodeDef& n : graph.node()) *merged.add_node() = n;
   if (graph.has_versions() && !graph_.has_versions()) *merged.mutable_versions() = graph.versions();

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "distributed/graph_limits.h"
 #include "distributed/worker_cache.h"
 #include "flowvm/master.pb.h"
 #include "flowvm/session.h"
@@ -41,7 +42,8 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
   // learns their devices and checks the graph against them. Unavailable
   // listing the tasks that did not answer.
   Status Connect();
-  Status Extend(const GraphDef& graph);
+  // ResourceExhausted if the extended graph exceeds `limits`.
+  Status Extend(const GraphDef& graph, const GraphLimits& limits);
   using Offload = std::function<void(std::function<void()>)>;
   using RunDone = std::function<void(const Status&)>;
   // Runs a step: feeds[i] goes with request.feed(i); fetches get one

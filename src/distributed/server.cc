@@ -4,6 +4,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
+#include <climits>
 #include <condition_variable>
 #include <iostream>
 #include <mutex>
@@ -14,6 +15,8 @@
 #include "distributed/grpc_service.h"
 #include "distributed/grpc_util.h"
 #include "distributed/grpc_worker_service.h"
+#include "distributed/graph_limits.h"
+#include "distributed/transport_security.h"
 #include "distributed/master.h"
 #include "distributed/worker.h"
 #include "distributed/worker_cache.h"
@@ -25,6 +28,15 @@ namespace {
 
 // How long in-flight calls get to finish when the server stops.
 constexpr auto kShutdownGrace = std::chrono::seconds(5);
+// Room in a message for what travels around a chunk of tensor bytes.
+constexpr int64_t kMessageOverhead = int64_t{1} << 20;
+
+// 127.0.0.0/8, ::1 and localhost: reachable from this host only.
+bool IsLoopback(const std::string& address) {
+  std::string host = address.substr(0, address.rfind(':'));
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
 
 class GrpcServer : public Server {
  public:
@@ -36,6 +48,27 @@ class GrpcServer : public Server {
     if (!def.cluster.HasTask(def.task))
       return errors::InvalidArgument("task ", def.task.Name(), " is not in the cluster: ", def.cluster.Describe());
     FLOWVM_ASSIGN_OR_RETURN(address_, def.cluster.Address(def.task));
+    ClusterCredentials credentials = options_.credentials;
+    FLOWVM_RETURN_IF_ERROR(credentials.FillFromEnvironment());
+    FLOWVM_ASSIGN_OR_RETURN(security_, TransportSecurity::Create(credentials));
+    FLOWVM_ASSIGN_OR_RETURN(server_credentials_, security_->ServerCredentials());
+    if (!IsLoopback(address_) && !security_->tls() && !options_.insecure)
+      return errors::FailedPrecondition(
+          "task ", def.task.Name(), " would listen on ", address_,
+          ", which is not a loopback address, without TLS: anyone who reaches it could run any graph there, "
+          "reading and writing files. Give it a certificate (--tls-cert, --tls-key, and --tls-ca to require "
+          "callers' certificates), or on a network you trust pass --insecure");
+    const ServerLimits& limits = options_.limits;
+    if (limits.max_message_bytes < 0 || limits.max_graph_bytes < 0 || limits.max_graph_nodes < 0 ||
+        limits.max_step_memory_bytes < 0)
+      return errors::InvalidArgument("server limits must be >= 0 (0: the default)");
+    max_message_bytes_ = limits.max_message_bytes == 0 ? INT_MAX : std::min<int64_t>(limits.max_message_bytes, INT_MAX);
+    if (max_message_bytes_ < 2 * kMessageOverhead)
+      return errors::InvalidArgument("max_message_bytes (", max_message_bytes_, ") must be at least ",
+                                     2 * kMessageOverhead);
+    GraphLimits graph_limits;
+    if (limits.max_graph_bytes > 0) graph_limits.max_bytes = limits.max_graph_bytes;
+    if (limits.max_graph_nodes > 0) graph_limits.max_nodes = limits.max_graph_nodes;
     if (options_.cpu_devices < 1)
       return errors::InvalidArgument("a server needs at least one CPU device, got ", options_.cpu_devices);
     const int threads = options_.num_threads > 0 ? options_.num_threads : ThreadPool::HardwareConcurrency();
@@ -48,15 +81,25 @@ class GrpcServer : public Server {
     env.pool = pool_.get();
     env.worker_for = [this](const std::string& task) { return cache_->Get(task); };
     env.on_shutdown = [this](const std::string& reason) { RequestStop(reason); };
+    env.graph_limits = graph_limits;
     worker_ = std::make_unique<Worker>(std::move(env));
+    // A chunk of tensor bytes and its envelope fit in one message.
+    const uint64_t max_chunk =
+        std::min<uint64_t>(kDefaultChunkBytes, static_cast<uint64_t>(max_message_bytes_ - kMessageOverhead));
     const uint64_t chunk = options_.recv_chunk_bytes == 0
-                               ? kDefaultChunkBytes
-                               : std::clamp<uint64_t>(options_.recv_chunk_bytes, 2, kDefaultChunkBytes);
-    cache_ = std::make_unique<WorkerCache>(def.cluster, def.task.Name(), worker_.get(), chunk);
-    master_ = std::make_unique<Master>(cache_.get());
+                               ? max_chunk
+                               : std::clamp<uint64_t>(options_.recv_chunk_bytes, 2, max_chunk);
+    cache_ = std::make_unique<WorkerCache>(def.cluster, def.task.Name(), worker_.get(), security_, chunk);
+    master_ = std::make_unique<Master>(cache_.get(), graph_limits);
     RegisterWorkerMethods(worker_.get(), chunk, &dispatcher_);
     RegisterMasterMethods(master_.get(), worker_.get(), chunk, &threads_,
                           [this] { RequestStop("the cluster was shut down by a client"); }, &dispatcher_);
+    if (security_->has_token()) {
+      const std::string task = def.task.Name();
+      dispatcher_.SetAuthorizer([security = security_, task](grpc::GenericCallbackServerContext* context) {
+        return security->CheckCall(context, task);
+      });
+    }
     return Status::OK();
   }
 
@@ -65,8 +108,9 @@ class GrpcServer : public Server {
     if (state_ != State::kNew) return errors::FailedPrecondition("server ", options_.def.task.Name(), " was started already");
     grpc::ServerBuilder builder;
     int port = 0;
-    builder.AddListeningPort(address_, grpc::InsecureServerCredentials(), &port);
+    builder.AddListeningPort(address_, server_credentials_, &port);
     ConfigureServerBuilder(&builder);
+    builder.SetMaxReceiveMessageSize(static_cast<int>(max_message_bytes_));
     builder.RegisterCallbackGenericService(&dispatcher_);
     server_ = builder.BuildAndStart();
     if (server_ == nullptr || port == 0) {
@@ -119,6 +163,16 @@ class GrpcServer : public Server {
   }
 
   std::string target() const override { return "grpc://" + address_; }
+  std::string security_summary() const override {
+    std::string s = security_->Describe();
+    if (!IsLoopback(address_) && !security_->tls())
+      s += ". WARNING: INSECURE: anyone who can reach " + address_ +
+           " can run any graph on this task, reading and writing its files" +
+           (security_->has_token() ? " (the token travels in the clear)" : "");
+    else if (!security_->tls() && !security_->has_token())
+      s += " (loopback only: any process of this host can run graphs here)";
+    return s;
+  }
   const ServerDef& def() const override { return options_.def; }
 
  private:
@@ -126,6 +180,9 @@ class GrpcServer : public Server {
 
   const ServerOptions options_;
   std::string address_;
+  std::shared_ptr<const TransportSecurity> security_;
+  std::shared_ptr<grpc::ServerCredentials> server_credentials_;
+  int64_t max_message_bytes_ = INT_MAX;
   // Destroyed in reverse: the gRPC server before what it calls into.
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<DeviceMgr> devices_;

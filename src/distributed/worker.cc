@@ -156,6 +156,9 @@ void Worker::GetStatusAsync(CallOptions*, const GetStatusRequest*, GetStatusResp
 
 void Worker::RegisterGraphAsync(CallOptions*, const RegisterGraphRequest* request, RegisterGraphResponse* response,
                                 Done done) {
+  Status fits = env_.graph_limits.Check(request->graph_def(), "a partition of session " + request->session_handle(),
+                                        env_.task);
+  if (!fits.ok()) return done(fits);
   for (const DeviceAttributes& expected : request->expected_device()) {
     auto d = env_.devices->Lookup(expected.name());
     if (!d.ok()) return done(d.status().WithContext("RegisterGraph on " + env_.task));

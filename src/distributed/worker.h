@@ -24,6 +24,7 @@
 #include <mutex>
 #include <string>
 
+#include "distributed/graph_limits.h"
 #include "distributed/remote_rendezvous.h"
 #include "distributed/wire.h"
 #include "distributed/worker_interface.h"
@@ -39,6 +40,8 @@ struct WorkerEnv {
   ThreadPool* pool = nullptr;      // not owned; may be null
   // Other tasks' workers, by task name (for remote Recvs); null if unknown.
   std::function<WorkerInterface*(const std::string& task)> worker_for;
+  // Partitions larger than this are refused.
+  GraphLimits graph_limits;
   // Called (once) when a master asks this task to shut down.
   std::function<void(const std::string& reason)> on_shutdown;
 };

@@ -6,10 +6,11 @@
 namespace flowvm {
 
 WorkerCache::WorkerCache(ClusterSpec cluster, std::string local_task, WorkerInterface* local,
-                         uint64_t max_message_bytes)
+                         std::shared_ptr<const TransportSecurity> security, uint64_t max_message_bytes)
     : cluster_(std::move(cluster)),
       local_task_(std::move(local_task)),
       local_(local),
+      security_(std::move(security)),
       max_message_bytes_(max_message_bytes) {}
 
 WorkerCache::~WorkerCache() = default;
@@ -23,7 +24,8 @@ WorkerInterface* WorkerCache::Get(const std::string& task) {
   if (!id.ok()) return nullptr;
   auto address = cluster_.Address(*id);
   if (!address.ok()) return nullptr;
-  auto worker = std::make_unique<GrpcRemoteWorker>(NewChannel(*address), Describe(task), max_message_bytes_);
+  auto worker = std::make_unique<GrpcRemoteWorker>(NewChannel(*address, *security_), Describe(task), security_,
+                                                   max_message_bytes_);
   WorkerInterface* out = worker.get();
   remote_[task] = std::move(worker);
   return out;

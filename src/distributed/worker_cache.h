@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 
+#include "distributed/transport_security.h"
 #include "distributed/worker_interface.h"
 #include "flowvm/cluster.h"
 
@@ -19,8 +20,9 @@ class WorkerCache {
  public:
   // `local` (not owned, may be null) serves `local_task`. Messages to the
   // others carry at most `max_message_bytes` of tensor bytes.
+  // Channels to the others use `security` (TLS credentials, token).
   WorkerCache(ClusterSpec cluster, std::string local_task, WorkerInterface* local,
-              uint64_t max_message_bytes = uint64_t{1} << 30);
+              std::shared_ptr<const TransportSecurity> security, uint64_t max_message_bytes = uint64_t{1} << 30);
   ~WorkerCache();
 
   // Null if the task is not in the cluster.
@@ -34,6 +36,7 @@ class WorkerCache {
   const ClusterSpec cluster_;
   const std::string local_task_;
   WorkerInterface* const local_;
+  const std::shared_ptr<const TransportSecurity> security_;
   const uint64_t max_message_bytes_;
   std::mutex mu_;
   std::map<std::string, std::unique_ptr<WorkerInterface>> remote_;
