@@ -22,6 +22,8 @@
 // Prints, one line per train step (the test and bench/ read them):
 //   worker I: applied at step L, next step M, loss X, t=S.SSS
 // and at the end: worker I: done at global step G after K train steps
+#include <sys/stat.h>
+
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -43,6 +45,7 @@ namespace {
 constexpr char kUsage[] = R"(usage: flowvm_sync_replicas --target grpc://HOST:PORT --task I --workers W
        [--replicas-to-aggregate N] [--steps S] [--dim D] [--batch B] [--learning-rate LR] [--seed N]
        [--init-timeout-ms MS] [--poll-ms MS] [--step-timeout-ms MS] [--max-failures K]
+       [--stop-file PATH]
 
   --target                 this worker task's server (its master)
   --task I                 this worker's task index; task 0 is the chief
@@ -54,6 +57,7 @@ constexpr char kUsage[] = R"(usage: flowvm_sync_replicas --target grpc://HOST:PO
   --init-timeout-ms MS     workers other than the chief: how long to wait for the model (default 30000)
   --poll-ms MS             the chief's sync loop: how long one sync step waits for gradients (default 1000)
   --step-timeout-ms MS     a train step (with its wait for a token) that takes longer fails (default 60000)
+  --stop-file PATH         stop after the current step once PATH exists (the chief then stops syncing)
   --max-failures K         consecutive failed train steps (a task unreachable) before giving up (default 20)
 )";
 
@@ -64,6 +68,7 @@ struct Flags {
   float learning_rate = 0.05f;
   int64_t init_timeout_ms = 30000, poll_ms = 1000, step_timeout_ms = 60000;
   int max_failures = 20;
+  std::string stop_file;
 };
 
 Status ParseFlags(int argc, char** argv, Flags* f) {
@@ -111,6 +116,8 @@ Status ParseFlags(int argc, char** argv, Flags* f) {
     } else if (flag == "--step-timeout-ms") {
       FLOWVM_RETURN_IF_ERROR(need_int(1));
       f->step_timeout_ms = n;
+    } else if (flag == "--stop-file") {
+      f->stop_file = v;
     } else if (flag == "--max-failures") {
       FLOWVM_RETURN_IF_ERROR(need_int(1));
       f->max_failures = static_cast<int>(n);
@@ -223,7 +230,11 @@ Status Run(const Flags& f) {
   int64_t train_steps = 0, next = 0;
   int failures = 0;
   Status status;
-  while (next < f.steps) {
+  auto stop_requested = [&] {
+    struct stat st;
+    return !f.stop_file.empty() && ::stat(f.stop_file.c_str(), &st) == 0;
+  };
+  while (next < f.steps && !stop_requested()) {
     std::mt19937_64 rng(static_cast<uint64_t>(f.seed) * 1000003u + static_cast<uint64_t>(f.task) * 7919u +
                         static_cast<uint64_t>(train_steps));
     std::vector<float> xs(static_cast<size_t>(f.batch * f.dim)), ys(static_cast<size_t>(f.batch));
