@@ -39,7 +39,8 @@
 // filled with N + b more each step, so while a worker is stopped the tokens
 // it does not take do not pile up; the others use them and contribute a
 // second gradient to the step instead of waiting (a take averages every
-// fresh gradient in, at least N). The chief's loop also recovers from a sync
+// fresh gradient in, at least N). So N counts gradients, not workers: even
+// with N = N + b, a stopped worker does not stall the steps. The chief's loop also recovers from a sync
 // step that failed midway (a take that completed goes with the failed
 // step): recover_op sets every accumulator's global step back to the global
 // step and tops the tokens up, so the waiting workers compute the step again.

@@ -174,15 +174,23 @@ class SetGlobalStepOp : public OpKernel {
 
 }  // namespace
 
-#define FLOWVM_REGISTER_ACCUMULATOR_KERNELS(PREFIX)                                                             \
-  REGISTER_KERNEL_BUILDER(Name(PREFIX "ConditionalAccumulator").Device(DEVICE_CPU), AccumulatorCreatorOp);      \
-  REGISTER_KERNEL_BUILDER(Name(PREFIX "AccumulatorApplyGradient").Device(DEVICE_CPU), ApplyGradientOp);         \
-  REGISTER_KERNEL_BUILDER(Name(PREFIX "AccumulatorTakeGradient").Device(DEVICE_CPU), TakeGradientOp);           \
-  REGISTER_KERNEL_BUILDER(Name(PREFIX "AccumulatorNumAccumulated").Device(DEVICE_CPU), NumAccumulatedOp);       \
-  REGISTER_KERNEL_BUILDER(Name(PREFIX "AccumulatorSetGlobalStep").Device(DEVICE_CPU), SetGlobalStepOp)
+// Float and double gradients (TensorFlow's kernels also take half).
+#define FLOWVM_REGISTER_ACCUMULATOR_KERNELS(PREFIX, T)                                                          \
+  REGISTER_KERNEL_BUILDER(Name(PREFIX "ConditionalAccumulator").Device(DEVICE_CPU).TypeConstraint<T>("dtype"),  \
+                          AccumulatorCreatorOp);                                                                \
+  REGISTER_KERNEL_BUILDER(Name(PREFIX "AccumulatorApplyGradient").Device(DEVICE_CPU).TypeConstraint<T>("dtype"), \
+                          ApplyGradientOp);                                                                     \
+  REGISTER_KERNEL_BUILDER(Name(PREFIX "AccumulatorTakeGradient").Device(DEVICE_CPU).TypeConstraint<T>("dtype"), \
+                          TakeGradientOp)
 
-FLOWVM_REGISTER_ACCUMULATOR_KERNELS("");
-FLOWVM_REGISTER_ACCUMULATOR_KERNELS("Resource");
+FLOWVM_REGISTER_ACCUMULATOR_KERNELS("", float);
+FLOWVM_REGISTER_ACCUMULATOR_KERNELS("", double);
+FLOWVM_REGISTER_ACCUMULATOR_KERNELS("Resource", float);
+FLOWVM_REGISTER_ACCUMULATOR_KERNELS("Resource", double);
+REGISTER_KERNEL_BUILDER(Name("AccumulatorNumAccumulated").Device(DEVICE_CPU), NumAccumulatedOp);
+REGISTER_KERNEL_BUILDER(Name("AccumulatorSetGlobalStep").Device(DEVICE_CPU), SetGlobalStepOp);
+REGISTER_KERNEL_BUILDER(Name("ResourceAccumulatorNumAccumulated").Device(DEVICE_CPU), NumAccumulatedOp);
+REGISTER_KERNEL_BUILDER(Name("ResourceAccumulatorSetGlobalStep").Device(DEVICE_CPU), SetGlobalStepOp);
 #undef FLOWVM_REGISTER_ACCUMULATOR_KERNELS
 
 }  // namespace flowvm
