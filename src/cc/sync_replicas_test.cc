@@ -127,7 +127,7 @@ TEST(SyncReplicasTest, StepsGoOnWithoutAWorkerThatNeverComesAndItRejoinsLater) {
   std::atomic<int64_t> synced{0};
   auto chief = std::async(std::launch::async, [&] {
     int64_t steps = 0;
-    Status s = c.sync[0]->RunSyncLoop(c.session.get(), [&] { return stop_chief.load(); }, 200, &steps);
+    Status s = c.sync[0]->RunSyncLoop(c.session.get(), [&] { return stop_chief.load(); }, 1000, &steps);
     synced = steps;
     return s;
   });

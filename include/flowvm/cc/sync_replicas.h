@@ -100,8 +100,11 @@ class SyncReplicasOptimizer {
   // returns true. Each run waits at most poll_ms for gradients, so that a
   // stop request is seen; a run that timed out, was cancelled or aborted is
   // followed by recover_op (a take that completed in it went with it).
-  // Other errors end the loop and are returned. `steps` (may be null)
-  // counts the sync steps done. Blocking; call it from a thread of its own.
+  // A sync step cancelled after its updates began may leave them half
+  // applied, as any step cancelled midway would: poll_ms should be well
+  // above a step's time. Other errors end the loop and are returned.
+  // `steps` (may be null) counts the sync steps done. Blocking; call it
+  // from a thread of its own.
   Status RunSyncLoop(Session* session, const std::function<bool()>& stop, int64_t poll_ms = 1000,
                      int64_t* steps = nullptr) const;
 
