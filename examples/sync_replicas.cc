@@ -217,7 +217,18 @@ Status Run(const Flags& f) {
   std::thread sync_thread;
   if (chief)
     sync_thread = std::thread([&] {
-      sync_status = sync.RunSyncLoop(session.get(), [&] { return stop_sync.load(); }, f.poll_ms, &synced);
+      // A task unreachable for a while (Unavailable: a health check that
+      // went unanswered on a loaded machine) ends a loop; start another.
+      for (int failures = 0;;) {
+        int64_t before = synced;
+        sync_status = sync.RunSyncLoop(session.get(), [&] { return stop_sync.load(); }, f.poll_ms, &synced);
+        if (stop_sync && Transient(sync_status)) sync_status = Status::OK();
+        if (sync_status.ok() || stop_sync) break;
+        if (synced > before) failures = 0;
+        if (!Transient(sync_status) || ++failures > f.max_failures) break;
+        std::fprintf(stderr, "chief: a sync step failed (%s); going on\n", sync_status.ToString().c_str());
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
       if (!sync_status.ok()) std::fprintf(stderr, "chief: the sync loop ended: %s\n", sync_status.ToString().c_str());
     });
 
