@@ -45,8 +45,9 @@
 // step): recover_op sets every accumulator's global step back to the global
 // step and tops the tokens up, so the waiting workers compute the step again.
 //
-// Build with one thread; the operations returned are valid for the scope's
-// graph. Errors are recorded in the scope.
+// Call Minimize or ApplyGradients once per object (a worker process has
+// one). Build with one thread; the operations returned are valid for the
+// scope's graph. Errors are recorded in the scope.
 #ifndef FLOWVM_CC_SYNC_REPLICAS_H_
 #define FLOWVM_CC_SYNC_REPLICAS_H_
 
