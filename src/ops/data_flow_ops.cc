@@ -200,3 +200,60 @@ REGISTER_OP("StackCloseV2")
     .Doc("Deletes the stack's contents.");
 
 }  // namespace flowvm
+
+namespace flowvm {
+
+// Conditional accumulators (TensorFlow's ConditionalAccumulator family, in
+// the reference and the resource form): gradients of one global step are
+// summed; a gradient computed at an older step is dropped; a take waits
+// (holding no thread) until num_required have arrived, then returns their
+// mean (or sum), starts a new sum and advances the accumulator's global
+// step. Synchronous training with backup workers (OSDI'16 4.4) is built on
+// them (cc/sync_replicas.h). Kernels: kernels/data_flow/accumulator_ops.cc.
+#define FLOWVM_ACCUMULATOR_OPS(PREFIX, HANDLE, HANDLE_SHAPE_FN)                                                 \
+  REGISTER_OP(PREFIX "ConditionalAccumulator")                                                                  \
+      .Output("handle: " HANDLE)                                                                                \
+      .Attr("dtype: numbertype")                                                                                \
+      .Attr("shape: shape")                                                                                     \
+      .Attr("container: string = ''")                                                                           \
+      .Attr("shared_name: string = ''")                                                                         \
+      .Attr("reduction_type: {'MEAN', 'SUM'} = 'MEAN'")                                                        \
+      .SetIsStateful()                                                                                          \
+      .SetShapeFn(HANDLE_SHAPE_FN)                                                                              \
+      .Doc("An accumulator of the gradients of one step (float or double), in a container of its device.");    \
+  REGISTER_OP(PREFIX "AccumulatorNumAccumulated")                                                               \
+      .Input("handle: " HANDLE)                                                                                 \
+      .Output("num_accumulated: int32")                                                                         \
+      .SetIsStateful()                                                                                          \
+      .SetShapeFn(ScalarOutput)                                                                                 \
+      .Doc("How many gradients the accumulator holds for its current step.");                                  \
+  REGISTER_OP(PREFIX "AccumulatorSetGlobalStep")                                                                \
+      .Input("handle: " HANDLE)                                                                                 \
+      .Input("new_global_step: int64")                                                                          \
+      .SetIsStateful()                                                                                          \
+      .SetShapeFn(UnknownShape)                                                                                 \
+      .Doc("Sets the accumulator's global step; gradients of older local steps are dropped from then on.");    \
+  REGISTER_OP(PREFIX "AccumulatorApplyGradient")                                                                \
+      .Input("handle: " HANDLE)                                                                                 \
+      .Input("local_step: int64")                                                                               \
+      .Input("gradient: dtype")                                                                                 \
+      .Attr("dtype: numbertype")                                                                                \
+      .SetIsStateful()                                                                                          \
+      .SetShapeFn(UnknownShape)                                                                                 \
+      .Doc("Adds a gradient computed at local_step; silently dropped if local_step is older than the "          \
+           "accumulator's global step.");                                                                      \
+  REGISTER_OP(PREFIX "AccumulatorTakeGradient")                                                                 \
+      .Input("handle: " HANDLE)                                                                                 \
+      .Input("num_required: int32")                                                                             \
+      .Output("average: dtype")                                                                                 \
+      .Attr("dtype: numbertype")                                                                                \
+      .SetIsStateful()                                                                                          \
+      .SetShapeFn(UnknownShape)                                                                                 \
+      .Doc("Waits until at least num_required gradients are in, returns their mean (or sum), resets the "      \
+           "accumulator and advances its global step by one.")
+
+FLOWVM_ACCUMULATOR_OPS("", "Ref(string)", RefHandleShape);
+FLOWVM_ACCUMULATOR_OPS("Resource", "resource", ScalarOutput);
+#undef FLOWVM_ACCUMULATOR_OPS
+
+}  // namespace flowvm
