@@ -33,7 +33,7 @@ void OnSignal(int sig) {
 
 Status ServerCommand(const std::vector<std::string>& raw) {
   FLOWVM_ASSIGN_OR_RETURN(ParsedArgs args,
-                          ParseArgs(raw, {"--cluster", "--job", "--task", "--cpu-devices", "--threads"}, {}));
+                          ParseArgs(raw, {"--cluster", "--job", "--task", "--cpu-devices", "--threads", "--allow-dir"}, {}));
   if (!args.positional.empty())
     return errors::InvalidArgument("usage: flowvm server takes no positional arguments, got '", args.positional[0],
                                    "'");
@@ -53,11 +53,15 @@ Status ServerCommand(const std::vector<std::string>& raw) {
   options.cpu_devices = static_cast<int>(cpu_devices);
   FLOWVM_ASSIGN_OR_RETURN(int64_t threads, ParseCount("--threads", args.last("--threads", "0")));
   options.num_threads = static_cast<int>(threads);
+  options.allowed_dirs = args.all("--allow-dir");
 
   FLOWVM_ASSIGN_OR_RETURN(std::unique_ptr<Server> server, Server::Create(options));
   FLOWVM_RETURN_IF_ERROR(server->Start());
   const std::string task = options.def.task.Name();
-  std::printf("flowvm server: task %s serving at %s\n", task.c_str(), server->target().c_str());
+  std::string dirs;
+  for (const std::string& d : server->allowed_dirs()) dirs += (dirs.empty() ? "" : ", ") + d;
+  std::printf("flowvm server: task %s serving at %s; graphs may touch files only under %s\n", task.c_str(),
+              server->target().c_str(), dirs.c_str());
   std::fflush(stdout);
 
   // SIGTERM and SIGINT write their number to a pipe (all a handler may
