@@ -13,7 +13,8 @@ Status FileAccessChecker::Check(const std::string& path, PathAccess access) cons
 
 FileAccessChecker FileAccessFor(const OpKernelContext& ctx) {
   FileAccessChecker c;
-  if (ctx.device() != nullptr) c.policy = ctx.device()->path_policy();
+  if (ctx.device() == nullptr || ctx.device()->path_policy() == nullptr) return c;  // unrestricted: nothing to keep
+  c.policy = ctx.device()->path_policy();
   c.node = ctx.op_kernel().name();
   return c;
 }

@@ -28,7 +28,9 @@ class WriteFileTest : public ::testing::Test {
   }
   static Status Write(const Tensor& filename, const Tensor& contents) {
     auto out = testing::RunOpKernel(TestNode("w", "WriteFile").Input("f").Input("c"), {filename, contents});
-    if (out.ok()) EXPECT_TRUE(out->empty());
+    if (out.ok()) {
+      EXPECT_TRUE(out->empty());
+    }
     return out.status();
   }
   static Status Write(const std::string& path, const std::string& contents) {
