@@ -90,6 +90,8 @@ StatusOr<std::string> Resolve(const std::string& path, int links) {
     char target[PATH_MAX];
     const ssize_t n = ::readlink(first.c_str(), target, sizeof target - 1);
     if (n < 0) return errors::PermissionDenied("cannot read the link '", first, "': ", std::strerror(errno));
+    if (n >= static_cast<ssize_t>(sizeof target - 1))
+      return errors::PermissionDenied("the link '", first, "' points to a name too long to resolve");
     std::string next(target, static_cast<size_t>(n));
     if (next.empty() || next[0] != '/') next = Join(base, {next}, 0, 1);
     return Resolve(Join(next, rest, 1, rest.size()), links + 1);
