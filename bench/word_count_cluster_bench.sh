@@ -63,7 +63,10 @@ PY
 bytes=$(du -cb "$tmp"/corpus/* | tail -1 | cut -f1)
 
 echo "word_count_cluster_bench.sh: starting a cluster of $workers workers" >&2
-target=$("$cli" cluster up --ps 0 --workers "$workers" --dir "$tmp/cluster" 2>/dev/null)
+# Started from $tmp: a server's graphs may touch files only under its
+# working directory (its default --allow-dir), and the corpus is there.
+cli_abs=$(cd "$(dirname "$cli")" && pwd)/$(basename "$cli")
+target=$(cd "$tmp" && "$cli_abs" cluster up --ps 0 --workers "$workers" --dir "$tmp/cluster" 2>/dev/null)
 
 python3 - "$tmp" "$wc_bin" "$target" "$reps" "$bytes" "$workers" <<'PY'
 import collections, glob, os, re, statistics, subprocess, sys, time

@@ -58,6 +58,7 @@
 #include <google/protobuf/stubs/logging.h>
 #include <google/protobuf/text_format.h>
 
+#include "core/path_policy.h"
 #include "core/thread_pool.h"
 #include "distributed/call_threads.h"
 #include "distributed/client_terminated.h"
@@ -274,6 +275,20 @@ Status CheckResponse(const std::string& method, const grpc::ByteBuffer& b) {
   return header_only(&empty);
 }
 
+// Where fuzzed graphs may touch files (WriteFile, SaveV2, ...), as a
+// server's --allow-dir: one scratch directory for the whole run, so that
+// an input never writes elsewhere.
+std::shared_ptr<const PathPolicy> ScratchPolicy() {
+  static const std::shared_ptr<const PathPolicy> policy = [] {
+    char dir[] = "/tmp/flowvm_service_fuzzer_XXXXXX";
+    if (::mkdtemp(dir) == nullptr) Fail("cannot make a scratch directory in /tmp");
+    auto p = PathPolicy::Create({dir});
+    if (!p.ok()) Fail("scratch directory: " + p.status().ToString());
+    return *p;
+  }();
+  return policy;
+}
+
 // One task of a one-task cluster, as server.cc builds it (never listening).
 class Task {
  public:
@@ -281,7 +296,7 @@ class Task {
     auto cluster = ClusterSpec::FromJson(R"({"worker": ["localhost:1"]})");
     if (!cluster.ok()) Fail("cluster: " + cluster.status().ToString());
     pool_ = std::make_unique<ThreadPool>("fuzz", 2);
-    auto devices = DeviceMgr::NewCpuDevices(1, pool_.get(), "worker", 0);
+    auto devices = DeviceMgr::NewCpuDevices(1, pool_.get(), "worker", 0, ScratchPolicy());
     if (!devices.ok()) Fail("devices: " + devices.status().ToString());
     devices_ = std::move(*devices);
     WorkerEnv env;

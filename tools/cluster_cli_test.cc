@@ -218,6 +218,8 @@ TEST(ServerCliTest, SigtermStopsCleanlyAndReleasesThePort) {
   EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << ReadFileBytes(dir + "/tf.err");
   const std::string out = ReadFileBytes(dir + "/tf.out");
   EXPECT_NE(out.find("serving at grpc://" + address), std::string::npos) << out << ReadFileBytes(dir + "/tf.err");
+  // By default its graphs may touch files only in its working directory.
+  EXPECT_NE(out.find("graphs may touch files only under /"), std::string::npos) << out;
   EXPECT_NE(out.find("stopped"), std::string::npos) << out;
   testing::RunCli(dir, "cluster down --dir c");
   std::system(("rm -rf " + ShellQuote(dir)).c_str());
@@ -251,6 +253,12 @@ TEST(ServerCliTest, BadFlagsAndFilesAreClearErrors) {
   r = testing::RunCli(dir, "server --cluster c.json --job ps --task 0");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("/job:ps/replica:0/task:0"), std::string::npos) << r.err;
+  // An allowed directory that does not exist: the server does not start.
+  WriteText(dir + "/w.json", R"({"worker": ["127.0.0.1:1"]})");
+  r = testing::RunCli(dir, "server --cluster w.json --job worker --task 0 --allow-dir . --allow-dir nowhere");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("InvalidArgument"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("'nowhere'"), std::string::npos) << r.err;
   r = testing::RunCli(dir, "cluster down --dir nowhere");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("nowhere/cluster.json"), std::string::npos) << r.err;

@@ -25,6 +25,7 @@ const char kUsage[] =
     "  flowvm records FILE [--check] [-v]\n"
     "  flowvm server [--cluster CLUSTER.json --job NAME --task I] [--cpu-devices N] [--threads N]\n"
     "                (no flags: the task in TF_CONFIG)\n"
+    "                [--allow-dir DIR]... (graphs' files only there; default: the working directory)\n"
     "  flowvm cluster up [--ps N] [--workers N] [--dir DIR] [--cpu-devices N]\n"
     "  flowvm cluster down --dir DIR\n"
     "  flowvm help\n";

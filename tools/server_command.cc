@@ -37,7 +37,8 @@ Status ServerCommand(const std::vector<std::string>& raw) {
       ParsedArgs args,
       ParseArgs(raw,
                 WithCredentialFlags({"--cluster", "--job", "--task", "--cpu-devices", "--threads", "--max-message-bytes",
-                                     "--max-graph-bytes", "--max-graph-nodes", "--max-step-memory-bytes"}),
+                                     "--max-graph-bytes", "--max-graph-nodes", "--max-step-memory-bytes",
+                                     "--allow-dir"}),
                 {"--insecure"}));
   if (!args.positional.empty())
     return errors::InvalidArgument("usage: flowvm server takes no positional arguments, got '", args.positional[0],
@@ -68,12 +69,15 @@ Status ServerCommand(const std::vector<std::string>& raw) {
                           ParseCount("--max-graph-nodes", args.last("--max-graph-nodes", "0")));
   FLOWVM_ASSIGN_OR_RETURN(options.limits.max_step_memory_bytes,
                           ParseCount("--max-step-memory-bytes", args.last("--max-step-memory-bytes", "0")));
+  options.allowed_dirs = args.all("--allow-dir");
 
   FLOWVM_ASSIGN_OR_RETURN(std::unique_ptr<Server> server, Server::Create(options));
   FLOWVM_RETURN_IF_ERROR(server->Start());
   const std::string task = options.def.task.Name();
-  std::printf("flowvm server: task %s serving at %s (%s)\n", task.c_str(), server->target().c_str(),
-              server->security_summary().c_str());
+  std::string dirs;
+  for (const std::string& d : server->allowed_dirs()) dirs += (dirs.empty() ? "" : ", ") + d;
+  std::printf("flowvm server: task %s serving at %s (%s); graphs may touch files only under %s\n", task.c_str(),
+              server->target().c_str(), server->security_summary().c_str(), dirs.c_str());
   std::fflush(stdout);
 
   // SIGTERM and SIGINT write their number to a pipe (all a handler may

@@ -62,6 +62,13 @@ struct ServerOptions {
   // responses, and feeds and fetches beyond it travel beside the step's
   // messages, in chunks of this size.
   uint64_t recv_chunk_bytes = 0;
+  // The directories graphs on this server may read and write files in
+  // (ReadFile, WriteFile, SaveV2, RestoreV2, record readers, summaries), and
+  // everything under them; a path outside, also through `..` or a symbolic
+  // link, fails the step with PermissionDenied naming the node and the path.
+  // Empty: the server's working directory when it is created. Create fails
+  // with InvalidArgument if one does not exist or is not a directory.
+  std::vector<std::string> allowed_dirs;
 };
 
 class Server {
@@ -90,6 +97,9 @@ class Server {
   // How callers are checked ("TLS, ..., cluster token required"), and a
   // warning when anyone who reaches a non-loopback address can run graphs.
   virtual std::string security_summary() const = 0;
+  // The directories of ServerOptions::allowed_dirs, canonical (absolute, with
+  // links resolved).
+  virtual const std::vector<std::string>& allowed_dirs() const = 0;
 };
 
 // Asks the master at `target` ("grpc://host:port") to stop every task of

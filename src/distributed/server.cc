@@ -9,6 +9,7 @@
 #include <iostream>
 #include <mutex>
 
+#include "core/path_policy.h"
 #include "core/thread_pool.h"
 #include "distributed/call_threads.h"
 #include "distributed/grpc_master_service.h"
@@ -73,8 +74,13 @@ class GrpcServer : public Server {
       return errors::InvalidArgument("a server needs at least one CPU device, got ", options_.cpu_devices);
     const int threads = options_.num_threads > 0 ? options_.num_threads : ThreadPool::HardwareConcurrency();
     pool_ = std::make_unique<ThreadPool>("flowvm-" + def.task.job, std::max(1, threads));
+    // The directories its graphs may touch files in; the devices check.
+    auto policy = PathPolicy::Create(options_.allowed_dirs.empty() ? std::vector<std::string>{"."}
+                                                                   : options_.allowed_dirs);
+    if (!policy.ok()) return policy.status().WithContext("task " + def.task.Name());
+    allowed_dirs_ = (*policy)->dirs();
     FLOWVM_ASSIGN_OR_RETURN(devices_, DeviceMgr::NewCpuDevices(options_.cpu_devices, pool_.get(), def.task.job,
-                                                               def.task.index));
+                                                               def.task.index, *policy));
     WorkerEnv env;
     env.task = def.task.Name();
     env.devices = devices_.get();
@@ -174,6 +180,7 @@ class GrpcServer : public Server {
     return s;
   }
   const ServerDef& def() const override { return options_.def; }
+  const std::vector<std::string>& allowed_dirs() const override { return allowed_dirs_; }
 
  private:
   enum class State { kNew, kServing, kStopping, kStopped };
@@ -183,6 +190,7 @@ class GrpcServer : public Server {
   std::shared_ptr<const TransportSecurity> security_;
   std::shared_ptr<grpc::ServerCredentials> server_credentials_;
   int64_t max_message_bytes_ = INT_MAX;
+  std::vector<std::string> allowed_dirs_;
   // Destroyed in reverse: the gRPC server before what it calls into.
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<DeviceMgr> devices_;

@@ -3,8 +3,13 @@
 //   RestoreV2; the bundle format is flowvm's own (core/tensor_bundle.h), not
 //   TensorFlow's;
 // - ReadFile, a whole file as one string. Like TensorFlow's it is not
-//   stateful: with a constant filename, constant folding may read the file
-//   once, when the step is prepared (runtime/passes/constant_folding.h).
+//   stateful, but constant folding leaves it alone: the file is read on the
+//   device the node is placed on, under that device's allowed directories
+//   (runtime/passes/constant_folding.cc);
+// - WriteFile, one string as a whole file (replacing it, creating missing
+//   parent directories).
+// On a server every file these ops touch must lie in the directories the
+// server allows (kernels/framework/file_access.h).
 #include "graph/op_registry.h"
 #include "graph/shape_inference.h"
 
@@ -43,6 +48,17 @@ Status ReadFileShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// A scalar filename and scalar contents; no outputs.
+Status WriteFileShape(InferenceContext* c) {
+  for (int i = 0; i < 2; ++i) {
+    const PartialTensorShape& in = c->input(i);
+    if (!in.unknown_rank() && in.dims() != 0)
+      return errors::InvalidArgument(i == 0 ? "filename" : "contents", " must be a scalar, but has shape ",
+                                     in.DebugString());
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 REGISTER_OP("SaveV2")
@@ -70,6 +86,14 @@ REGISTER_OP("ReadFile")
     .Output("contents: string")
     .SetShapeFn(ReadFileShape)
     .Doc("Reads and outputs the entire contents of the input filename.");
+
+REGISTER_OP("WriteFile")
+    .Input("filename: string")
+    .Input("contents: string")
+    .SetIsStateful()
+    .SetShapeFn(WriteFileShape)
+    .Doc("Writes contents to the file at input filename. Creates the file and recursively creates the directory "
+         "if it does not exist.");
 
 }  // namespace flowvm
 

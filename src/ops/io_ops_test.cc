@@ -1,4 +1,4 @@
-// Signatures and shape functions of SaveV2, RestoreV2 and ReadFile.
+// Signatures and shape functions of SaveV2, RestoreV2, ReadFile and WriteFile.
 #include <gtest/gtest.h>
 
 #include "graph/op_registry.h"
@@ -112,6 +112,32 @@ TEST(IoOpsShapeTest, ReadFile) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), Code::kInvalidArgument) << s.status();
   EXPECT_NE(s.status().message().find("filename must be a scalar, but has shape [2]"), std::string::npos)
+      << s.status();
+}
+
+TEST(IoOpsDefTest, WriteFileSignatureFollowsTensorFlow) {
+  const OpDef& op = OpRegistry::Global()->LookUpOrNull("WriteFile")->op_def;
+  EXPECT_TRUE(op.is_stateful());
+  ASSERT_EQ(op.input_arg_size(), 2);
+  EXPECT_EQ(op.input_arg(0).name(), "filename");
+  EXPECT_EQ(op.input_arg(0).type(), DT_STRING);
+  EXPECT_EQ(op.input_arg(1).name(), "contents");
+  EXPECT_EQ(op.input_arg(1).type(), DT_STRING);
+  EXPECT_EQ(op.output_arg_size(), 0);
+  EXPECT_EQ(op.attr_size(), 0);
+}
+
+TEST(IoOpsShapeTest, WriteFile) {
+  auto write = TestNode("write", "WriteFile").Input("f").Input("c");
+  auto s = InferShapes({PlaceholderNode("f", DT_STRING, PartialTensorShape(TensorShape())),
+                        PlaceholderNode("c", DT_STRING, PartialTensorShape()), write},
+                       "write");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_TRUE(s->empty());
+  s = InferShapes({ConstNode("f", Tensor::Scalar<std::string>("x")), ConstNode("c", Strings({"a", "b"})), write},
+                  "write");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("contents must be a scalar, but has shape [2]"), std::string::npos)
       << s.status();
 }
 

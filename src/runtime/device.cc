@@ -24,12 +24,14 @@ DeviceMgr::DeviceMgr(std::vector<std::unique_ptr<Device>> devices) : owned_(std:
 DeviceMgr::~DeviceMgr() = default;
 
 StatusOr<std::unique_ptr<DeviceMgr>> DeviceMgr::NewCpuDevices(int cpu_devices, ThreadPool* pool,
-                                                              const std::string& job, int task) {
+                                                              const std::string& job, int task,
+                                                              std::shared_ptr<const PathPolicy> path_policy) {
   if (cpu_devices < 1) return errors::InvalidArgument("a process needs at least 1 CPU device, got ", cpu_devices);
   std::vector<std::unique_ptr<Device>> devices;
   for (int i = 0; i < cpu_devices; ++i) {
     FLOWVM_ASSIGN_OR_RETURN(DeviceNameParts parts, ParseDeviceName(FullDeviceName(job, 0, task, DEVICE_CPU, i)));
     devices.push_back(std::make_unique<Device>(std::move(parts), NewIncarnation(), pool));
+    devices.back()->set_path_policy(path_policy);
   }
   return std::make_unique<DeviceMgr>(std::move(devices));
 }

@@ -37,9 +37,12 @@ class DeviceMgr {
   ~DeviceMgr();
 
   // `cpu_devices` CPU devices /job:J/replica:0/task:T/device:CPU:i, sharing
-  // `pool` (not owned; may be null). InvalidArgument if cpu_devices < 1.
+  // `pool` (not owned; may be null) and `path_policy`, the directories their
+  // kernels may touch files in (null: unrestricted). InvalidArgument if
+  // cpu_devices < 1.
   static StatusOr<std::unique_ptr<DeviceMgr>> NewCpuDevices(int cpu_devices, ThreadPool* pool,
-                                                            const std::string& job = "localhost", int task = 0);
+                                                            const std::string& job = "localhost", int task = 0,
+                                                            std::shared_ptr<const PathPolicy> path_policy = nullptr);
 
   const std::vector<Device*>& devices() const { return list_; }
   int size() const { return static_cast<int>(list_.size()); }

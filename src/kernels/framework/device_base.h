@@ -7,7 +7,8 @@
 // placer and the session need. A DeviceBase owns its resource manager and
 // its allocator's owner reference; the thread pool is shared with the other
 // devices of the process and is not owned. Thread-safe: all accessors are
-// const and the objects they return are thread-safe.
+// const and the objects they return are thread-safe; set_path_policy must
+// come before the device runs kernels.
 #ifndef FLOWVM_KERNELS_FRAMEWORK_DEVICE_BASE_H_
 #define FLOWVM_KERNELS_FRAMEWORK_DEVICE_BASE_H_
 
@@ -15,6 +16,7 @@
 #include <memory>
 #include <string>
 
+#include "core/path_policy.h"
 #include "core/thread_pool.h"
 #include "flowvm/allocator.h"
 #include "kernels/framework/resource_mgr.h"
@@ -44,6 +46,12 @@ class DeviceBase {
   ResourceMgr* resource_manager() const { return resource_mgr_.get(); }
   // Null: kernels run single-threaded.
   ThreadPool* thread_pool() const { return pool_; }
+  // The directories kernels on this device may read and write files in
+  // (core/path_policy.h); null: unrestricted (a local session). A server
+  // sets it when it makes its devices. Kernels check through
+  // CheckFileAccess (kernels/framework/file_access.h).
+  const std::shared_ptr<const PathPolicy>& path_policy() const { return path_policy_; }
+  void set_path_policy(std::shared_ptr<const PathPolicy> policy) { path_policy_ = std::move(policy); }
 
  private:
   const std::string name_;
@@ -52,6 +60,7 @@ class DeviceBase {
   ThreadPool* const pool_;
   TrackingAllocator* const allocator_;  // owner reference; Release()d on destruction
   const std::unique_ptr<ResourceMgr> resource_mgr_;
+  std::shared_ptr<const PathPolicy> path_policy_;
 };
 
 }  // namespace flowvm

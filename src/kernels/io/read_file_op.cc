@@ -2,10 +2,12 @@
 // bytes are read straight into the output's string (no intermediate copy).
 // Errors name the file (core/file_util.h): a missing one is NotFound, an
 // unreadable one PermissionDenied, a directory InvalidArgument, a file that
-// shrinks while it is read DataLoss.
+// shrinks while it is read DataLoss. On a server, a file outside the
+// directories it allows is PermissionDenied (kernels/framework/file_access.h).
 #include <string>
 
 #include "core/file_util.h"
+#include "kernels/framework/file_access.h"
 #include "kernels/framework/kernel_registry.h"
 #include "kernels/framework/op_kernel.h"
 
@@ -21,6 +23,7 @@ class ReadFileOp : public OpKernel {
     OP_REQUIRES(ctx, filename.dims() == 0,
                 errors::InvalidArgument("filename must be a scalar, but has shape ", filename.shape().DebugString()));
     const std::string& path = filename.scalar<std::string>();
+    OP_REQUIRES_OK(ctx, CheckFileAccess(ctx, path, PathAccess::kRead));
     auto file = RandomAccessFile::Open(path);
     OP_REQUIRES_OK(ctx, file.status());
     const uint64_t size = (*file)->size();

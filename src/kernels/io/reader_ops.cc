@@ -4,7 +4,10 @@
 // read that needs the next file name waits on the queue without holding a
 // thread; once the queue is closed and empty, reads end with OutOfRange
 // (the end of an epoch). A damaged record is DataLoss naming the file and
-// offset. One reader serves concurrent reads one record at a time.
+// offset. One reader serves concurrent reads one record at a time. On a
+// server, a file outside the directories it allows is PermissionDenied
+// naming the ReaderRead node (kernels/framework/file_access.h), checked as
+// the reader opens it.
 #include <algorithm>
 #include <deque>
 #include <mutex>
@@ -13,6 +16,7 @@
 #include "flowvm/resource_handle.h"
 #include "core/file_util.h"
 #include "kernels/data_flow/queue_base.h"
+#include "kernels/framework/file_access.h"
 #include "kernels/framework/kernel_registry.h"
 #include "kernels/framework/op_kernel.h"
 #include "kernels/framework/resource_handles.h"
@@ -118,9 +122,10 @@ class Reader : public ResourceBase {
 
   // Reads up to `n` records (n = 1: one record) into values (and keys,
   // unless `keys` is null) and calls done(status) once; OutOfRange only if
-  // none was read. Asks `queue` for file names as needed.
+  // none was read. Asks `queue` for file names as needed; `access` checks
+  // each before it is opened.
   void Read(std::shared_ptr<QueueBase> queue, int64_t n, CancellationManager* cancel, std::vector<std::string>* keys,
-            std::vector<std::string>* values, std::function<void(const Status&)> done) {
+            std::vector<std::string>* values, FileAccessChecker access, std::function<void(const Status&)> done) {
     for (;;) {
       Status s;
       bool need_file = false;
@@ -132,7 +137,8 @@ class Reader : public ResourceBase {
               need_file = true;
               break;
             }
-            s = OpenLocked(pending_files_.front());
+            s = access.Check(pending_files_.front(), PathAccess::kRead);
+            if (s.ok()) s = OpenLocked(pending_files_.front());
             pending_files_.pop_front();
             if (!s.ok()) break;
           }
@@ -158,7 +164,8 @@ class Reader : public ResourceBase {
       }
       // Wait for the next file name, holding no thread; continue there.
       auto self = std::static_pointer_cast<Reader>(shared_from_this_());
-      queue->TryDequeue(cancel, 0, [self, queue, n, cancel, keys, values, done](const Status& st, QueueBase::Tuple t) {
+      queue->TryDequeue(cancel, 0, [self, queue, n, cancel, keys, values, access, done](const Status& st,
+                                                                                         QueueBase::Tuple t) {
         if (!st.ok()) {
           // The end of the file names: the records read so far, if any.
           if (st.code() == Code::kOutOfRange && !values->empty()) done(Status::OK());
@@ -173,7 +180,7 @@ class Reader : public ResourceBase {
           std::lock_guard<std::mutex> lock(self->mu_);
           self->pending_files_.push_back(t[0].flat<std::string>()[0]);
         }
-        self->Read(queue, n, cancel, keys, values, done);
+        self->Read(queue, n, cancel, keys, values, access, done);
       });
       return;
     }
@@ -284,7 +291,7 @@ class ReaderReadOp : public AsyncOpKernel {
     if (want_keys) keys->reserve(values->capacity());
     const bool up_to = up_to_;
     reader->Read(queue, n, ctx->cancellation_manager(), want_keys ? keys.get() : nullptr, values.get(),
-                 [ctx, keys, values, up_to, want_keys, done = std::move(done)](const Status& s) {
+                 FileAccessFor(*ctx), [ctx, keys, values, up_to, want_keys, done = std::move(done)](const Status& s) {
                    if (!s.ok()) {
                      ctx->SetStatus(s);
                    } else {

@@ -2,8 +2,10 @@
 // at the prefix the first input names. Only whole tensors: a non-empty
 // shape_and_slices element (a slice of a partitioned variable) is
 // Unimplemented. Every error names the tensor and the checkpoint; the
-// executor adds the node.
+// executor adds the node. On a server, a prefix whose files lie outside the
+// directories it allows is PermissionDenied (kernels/framework/file_access.h).
 #include "core/tensor_bundle.h"
+#include "kernels/framework/file_access.h"
 #include "kernels/framework/kernel_registry.h"
 #include "kernels/framework/op_kernel.h"
 
@@ -35,6 +37,14 @@ Status ReadNamesAndSlices(OpKernelContext* ctx, int count, std::string* prefix, 
   return Status::OK();
 }
 
+// Both files of the bundle at `prefix` (the temporary files a save writes
+// first sit beside them, under names a graph does not choose).
+Status CheckBundleAccess(OpKernelContext* ctx, const std::string& prefix, PathAccess access) {
+  FileAccessChecker checker = FileAccessFor(*ctx);
+  FLOWVM_RETURN_IF_ERROR(checker.Check(BundleIndexPath(prefix), access));
+  return checker.Check(BundleDataPath(prefix), access);
+}
+
 class SaveV2Op : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -44,6 +54,7 @@ class SaveV2Op : public OpKernel {
     std::string prefix;
     Span<std::string> names;
     OP_REQUIRES_OK(ctx, ReadNamesAndSlices(ctx, count, &prefix, &names));
+    OP_REQUIRES_OK(ctx, CheckBundleAccess(ctx, prefix, PathAccess::kWrite));
     BundleWriter writer(prefix);
     for (int i = 0; i < count; ++i) OP_REQUIRES_OK(ctx, writer.Add(names[i], ctx->input(3 + i)));
     OP_REQUIRES_OK(ctx, writer.Finish());
@@ -59,6 +70,7 @@ class RestoreV2Op : public OpKernel {
     std::string prefix;
     Span<std::string> names;
     OP_REQUIRES_OK(ctx, ReadNamesAndSlices(ctx, count, &prefix, &names));
+    OP_REQUIRES_OK(ctx, CheckBundleAccess(ctx, prefix, PathAccess::kRead));
     auto reader = BundleReader::Open(prefix);
     OP_REQUIRES_OK(ctx, reader.status());
     // Check every name and dtype before reading anything large.

@@ -3,7 +3,8 @@
 //
 // A node is foldable when it is stateless, not in `keep`, has at least one
 // output and no reference-typed input or output, is not an _Arg, _Retval,
-// _Send, _Recv, Placeholder or PlaceholderWithDefault, and every input (data
+// _Send, _Recv, Placeholder, PlaceholderWithDefault or ReadFile (a file is
+// read on its node's device, under its allowed directories), and every input (data
 // and control) comes from another foldable node or from a Const whose own
 // control inputs are all constant. Connected foldable nodes form a subgraph
 // that is evaluated once with the CPU kernels; each of its outputs that a

@@ -3,6 +3,8 @@
 #include "runtime/passes/constant_folding.h"
 
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 
 #include <gtest/gtest.h>
 
@@ -106,6 +108,21 @@ TEST(ConstantFoldingTest, StatefulPlaceholderAndKeptNodesAreNotFolded) {
   ConstantFoldingResult r = Fold(g.get(), {"kept"});
   EXPECT_FALSE(r.changed()) << r.removed.size();
   EXPECT_EQ(g->num_nodes(), 9);
+}
+
+// ReadFile is stateless, but the file is read on the node's device, under
+// its allowed directories (core/path_policy.h), not where the step is
+// prepared.
+TEST(ConstantFoldingTest, ReadFileOfAConstantNameIsNotFolded) {
+  const std::string path = ::testing::TempDir() + "/constant_folding_read_file.txt";
+  std::ofstream(path) << "contents";
+  auto g = MakeGraph({ConstNode("name", Tensor::Scalar<std::string>(path)),
+                      TestNode("read", "ReadFile").Input("name"),
+                      Unary("id", "Identity", "read", DT_STRING)});
+  ConstantFoldingResult r = Fold(g.get(), {"id"});
+  EXPECT_FALSE(r.changed()) << r.removed.size();
+  EXPECT_NE(g->FindNode("read"), nullptr);
+  std::remove(path.c_str());
 }
 
 TEST(ConstantFoldingTest, ControlInputsFromStatefulNodesBlockFolding) {
