@@ -26,7 +26,9 @@ const char kUsage[] =
     "  flowvm server [--cluster CLUSTER.json --job NAME --task I] [--cpu-devices N] [--threads N]\n"
     "                (no flags: the task in TF_CONFIG)\n"
     "  flowvm cluster up [--ps N] [--workers N] [--dir DIR] [--cpu-devices N]\n"
+    "                    [--restart [--max-restarts N] [--restart-backoff-ms MS]]\n"
     "  flowvm cluster down --dir DIR\n"
+    "  flowvm cluster restart --dir DIR --task JOB-I\n"
     "  flowvm help\n";
 
 }  // namespace
