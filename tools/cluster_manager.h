@@ -6,7 +6,7 @@
 //
 //   - on the same address, after a back-off that doubles from backoff_ms
 //     (at most max_backoff_ms), at most max_restarts times in a row; a
-//     task that stays up for stable_ms starts counting afresh;
+//     task that stays up for stable_ms (10 s) starts counting afresh;
 //   - the restarted server is a new process, so it has a new incarnation;
 //     its pid replaces the old one in DIR/<job>-<task>.pid and its output
 //     is appended to DIR/<job>-<task>.log;
@@ -39,7 +39,7 @@ struct ClusterManagerOptions {
   int64_t max_restarts = 5;
   int64_t backoff_ms = 500;
   int64_t max_backoff_ms = 30000;
-  int64_t stable_ms = 60000;
+  int64_t stable_ms = 10000;
   // Where to write "ready\n" once every task has been started (then it is
   // closed); -1: nowhere.
   int ready_fd = -1;
