@@ -68,6 +68,7 @@ cleanup() {
   if [[ ${FLOWVM_CHAOS_KEEP:-0} == 1 ]]; then echo "chaos: kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
+trap 'exit 143' TERM INT  # (the EXIT trap cleans up)
 
 say() { echo "chaos: $(date '+%F %T.%3N') $*" | tee -a "$log"; }
 fail() {
@@ -101,19 +102,16 @@ target=$("$flowvm" cluster up --ps 1 --workers 2 --dir "$cluster" --restart --ma
            --restart-backoff-ms 100 2>"$work/up.err") || { cat "$work/up.err"; fail "the cluster did not come up"; }
 say "cluster up at $target ($cluster)"
 
-train() {  # NAME: trains into $work/NAME.ckpt, output in $work/NAME.out
-  timeout "$run_timeout" "$digits" --mode sync --target "$target" --workers 2 --steps "$steps" --no-progress \
-    --checkpoint-dir "$work/$1.ckpt" --save-every "$save_every" \
-    --health-check-interval-ms 500 --health-check-timeout-ms 1000 --cluster-wait-ms 60000 \
-    >"$work/$1.out" 2>&1
-}
+train_flags=(--mode sync --target "$target" --workers 2 --steps "$steps" --no-progress --save-every "$save_every"
+             --health-check-interval-ms 500 --health-check-timeout-ms 1000 --cluster-wait-ms 60000)
 accuracy_of() { sed -n 's/^test accuracy: \([0-9.]*\)%.*/\1/p' "$work/$1.out" | tail -n 1; }
 
 # ---- the reference: the same training, undisturbed ----
 reference_ms=""
 if [[ -z $reference_accuracy ]]; then
   start=$(now_ms)
-  train reference || fail "the undisturbed run failed"
+  timeout "$run_timeout" "$digits" "${train_flags[@]}" --checkpoint-dir "$work/reference.ckpt" \
+    >"$work/reference.out" 2>&1 || fail "the undisturbed run failed"
   reference_ms=$(( $(now_ms) - start ))
   reference_accuracy=$(accuracy_of reference)
   [[ -n $reference_accuracy ]] || fail "the undisturbed run printed no test accuracy"
@@ -122,11 +120,14 @@ fi
 
 # ---- the disturbed run ----
 # Whether every task runs (its pid file names a live process that is not
-# stopped): the cluster is whole again after the last fault.
+# stopped, and not one the injector killed or restarted: its pid file may
+# name it for a moment after the kill): the cluster is whole again.
+gone=" "
 whole() {
   local t pid state
   for t in "${tasks[@]}"; do
     pid=$(cat "$cluster/$t.pid" 2>/dev/null) || return 1
+    [[ $gone != *" $pid "* ]] || return 1
     state=$(awk '{ sub(/.*\) /, ""); print $1 }' "/proc/$pid/stat" 2>/dev/null) || return 1
     [[ -n $state && $state != [TtZX] ]] || return 1
   done
@@ -139,15 +140,21 @@ pause() {
 }
 
 start=$(now_ms)
-train disturbed &
+timeout "$run_timeout" "$digits" "${train_flags[@]}" --checkpoint-dir "$work/disturbed.ckpt" \
+  >"$work/disturbed.out" 2>&1 &
 trainer_pid=$!
 injected=0
 kills=() restarts=()  # "task pid" of each, to find the manager's answer
 for ((i = 0; i < faults; i++)); do
   # Wait for the cluster to be whole again (bounded), then the drawn pause.
-  for _ in $(seq 1200); do whole && break; training || break; sleep 0.05; done
+  is_whole=0
+  for _ in $(seq 1200); do
+    if whole; then is_whole=1; break; fi
+    training || break
+    sleep 0.05
+  done
   training || break
-  whole || fail "the cluster was not whole 60 s after fault $i"
+  (( is_whole )) || fail "the cluster was not whole 60 s after fault $i"
   pause "${plan_gap[i]}" || break
   task=${plan_task[i]}
   pid=$(cat "$cluster/$task.pid" 2>/dev/null) || { say "fault $((i + 1)): $task has no pid now; skipped"; continue; }
@@ -156,6 +163,7 @@ for ((i = 0; i < faults; i++)); do
     kill)
       say "fault $injected: SIGKILL $task (pid $pid)"
       kill -KILL "$pid"
+      gone+="$pid "
       kills+=("$task $pid")
       ;;
     stop)
@@ -169,6 +177,7 @@ for ((i = 0; i < faults; i++)); do
       ;;
     restart)
       say "fault $injected: restart $task (pid $pid) with flowvm cluster restart"
+      gone+="$pid "
       new=$("$flowvm" cluster restart --dir "$cluster" --task "$task" 2>>"$log") ||
         fail "flowvm cluster restart --task $task failed"
       say "fault $injected: $task restarted as pid $new"
@@ -212,9 +221,12 @@ if [[ -n $reference_ms ]]; then
 else
   say "time: $(seconds "$disturbed_ms") s disturbed (the supervisor counts ${supervisor_lost:-?} s lost)"
 fi
-fp_ref=$(sed -n 's/^weights fingerprint: //p' "$work/reference.out" 2>/dev/null | tail -n 1)
+fp_ref=""
+[[ -f $work/reference.out ]] && fp_ref=$(sed -n 's/^weights fingerprint: //p' "$work/reference.out" | tail -n 1)
 fp=$(sed -n 's/^weights fingerprint: //p' "$work/disturbed.out" | tail -n 1)
-[[ -n $fp_ref && -n $fp ]] && say "weights fingerprint: $fp (undisturbed: $fp_ref$([[ $fp == "$fp_ref" ]] && echo ', the same'))"
+if [[ -n $fp_ref && -n $fp ]]; then
+  say "weights fingerprint: $fp (undisturbed: $fp_ref$([[ $fp == "$fp_ref" ]] && echo ', the same' || true))"
+fi
 say "test accuracy: $accuracy% (undisturbed: $reference_accuracy%)"
 awk -v a="$accuracy" -v r="$reference_accuracy" -v m="$max_difference" \
   'BEGIN { d = a - r; if (d < 0) d = -d; exit !(d <= m) }' ||
