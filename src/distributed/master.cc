@@ -146,7 +146,10 @@ void Master::CloseAll() {
     stopped_ = true;
     sessions.swap(sessions_);
   }
-  for (auto& [handle, s] : sessions) s->Close().IgnoreError();
+  // Unavailable, not Cancelled: the client did not close its session, its
+  // master went away (a restarted task), which a client may recover from.
+  const Status reason = errors::Unavailable("the master at ", workers_->local_task(), " is shutting down");
+  for (auto& [handle, s] : sessions) s->Close(reason).IgnoreError();
 }
 
 }  // namespace flowvm

@@ -860,7 +860,7 @@ Status MasterSession::Reset(const std::vector<std::string>& containers) {
   return status;
 }
 
-Status MasterSession::Close() {
+Status MasterSession::Close(const Status& reason) {
   std::map<std::string, std::shared_ptr<Prepared>> cache;
   {
     std::unique_lock<std::mutex> lock(mu_);
@@ -869,7 +869,9 @@ Status MasterSession::Close() {
       std::vector<std::shared_ptr<StepState>> running(live_.begin(), live_.end());
       lock.unlock();  // an abort may end a step at once, and its end takes mu_
       for (const auto& s : running)
-        s->Abort(errors::Cancelled("the session was closed while step ", s->id, " was running"));
+        s->Abort(reason.ok() ? errors::Cancelled("the session was closed while step ", s->id, " was running")
+                             : Status(reason.code(), reason.message() + " while step " + std::to_string(s->id) +
+                                                         " was running"));
       lock.lock();
     }
     live_cv_.wait(lock, [this] { return live_.empty(); });
