@@ -94,7 +94,8 @@ PBTXT
 run_across() {  # what: a step across the three tasks must work
   local out
   out=$(timeout 120 ip netns exec "$ns_a" "$flowvm" run "$work/across.pbtxt" --fetch c --target-server "$target" \
-          --connect-timeout-ms 30000 2>"$work/across.err") || fail "$1: the step across the tasks failed"
+          --output-dir "$work" --connect-timeout-ms 30000 2>"$work/across.err") ||
+    fail "$1: the step across the tasks failed"
   grep -q "c:0 float \[2\] \[4 8\]" <<<"$out" || fail "$1: wrong result: $out"
 }
 run_across "before the partition"
@@ -121,7 +122,7 @@ PBTXT
 } >"$work/slow.pbtxt"
 
 timeout 120 ip netns exec "$ns_a" "$flowvm" run "$work/slow.pbtxt" --fetch total --target-server "$target" \
-  --health-check-interval-ms "$interval_ms" --health-check-timeout-ms "$timeout_ms" \
+  --output-dir "$work" --health-check-interval-ms "$interval_ms" --health-check-timeout-ms "$timeout_ms" \
   >"$work/slow.out" 2>"$work/slow.err" &
 client=$!
 pids+=("$client")
