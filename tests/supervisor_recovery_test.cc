@@ -59,7 +59,8 @@ constexpr char kWorker1[] = "/job:worker/task:1";
 // directory, so the servers may write the checkpoints there).
 class ServerCluster {
  public:
-  ServerCluster() {
+  // `server_flags` go to every `flowvm server` (e.g. --allow-dir).
+  explicit ServerCluster(std::vector<std::string> server_flags = {}) : server_flags_(std::move(server_flags)) {
     char templ[] = "/tmp/flowvm_supervisor_recovery_XXXXXX";
     dir_ = ::mkdtemp(templ);
     std::string json = "{";
@@ -107,6 +108,7 @@ class ServerCluster {
     const size_t served_before = Count(ReadFileBytes(log), "serving at");
     const std::string cli = testing::CliPath();
     std::vector<std::string> args = {cli, "server", "--cluster", "cluster.json", "--job", job, "--task", index};
+    args.insert(args.end(), server_flags_.begin(), server_flags_.end());
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -161,6 +163,7 @@ class ServerCluster {
   }
 
  private:
+  std::vector<std::string> server_flags_;
   std::string dir_, target_;
   std::mutex mu_;
   std::map<std::string, pid_t> pids_;
