@@ -15,6 +15,7 @@ constexpr char kDefaultChief[] = "/job:worker/task:0";
 // A try to create the session that fails faster than this (a master that
 // refuses connections) is followed by a pause, so waiting does not spin.
 constexpr auto kMinTry = std::chrono::milliseconds(200);
+constexpr int64_t kMaxBackoffMs = 5000;
 
 double Seconds(std::chrono::steady_clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
@@ -214,11 +215,25 @@ Status TrainingSupervisor::OnFault(const Status& s, const std::string& where) {
   }
   const std::string back =
       checkpoint_step_ >= 0 ? "checkpoint ckpt-" + std::to_string(checkpoint_step_) : "the initializer";
-  Log("fault " + std::to_string(stats_.faults) + " (" + where + "): " + s.ToString() + "; recovering from " + back);
   DropSession();
-  if (consecutive_faults_ > options_.max_consecutive_faults)
+  if (consecutive_faults_ > options_.max_consecutive_faults) {
+    Log("fault " + std::to_string(stats_.faults) + " (" + where + "): " + s.ToString() + "; giving up");
     return s.WithContext("giving up after " + std::to_string(consecutive_faults_) +
                          " faults in a row with no step done in between (max_consecutive_faults); the last");
+  }
+  std::chrono::milliseconds pause(0);
+  if (consecutive_faults_ >= 2 && options_.retry_backoff_ms > 0) {
+    const int shift = std::min(consecutive_faults_ - 2, 16);
+    pause = std::chrono::milliseconds(std::min<int64_t>(options_.retry_backoff_ms << shift, kMaxBackoffMs));
+  }
+  Log("fault " + std::to_string(stats_.faults) + " (" + where + "): " + s.ToString() + "; recovering from " + back +
+      (pause.count() > 0 ? " in " + FormatSeconds(Seconds(pause)) + " (" + std::to_string(consecutive_faults_) +
+                               " faults in a row)"
+                         : ""));
+  if (pause.count() > 0) {
+    std::this_thread::sleep_for(pause);
+    stats_.seconds_waiting += Seconds(pause);
+  }
   return Status::OK();
 }
 

@@ -67,6 +67,7 @@ SupervisorOptions Options(const std::string& dir, std::vector<std::string>* log)
   o.save_every_steps = 4;
   o.session.num_threads = 1;
   o.cluster_wait_ms = 5000;
+  o.retry_backoff_ms = 10;
   o.log = [log](const std::string& line) { log->push_back(line); };
   return o;
 }

@@ -92,6 +92,10 @@ struct SupervisorOptions {
   // step done before) before Train gives up: a fault that recurs each time
   // the same step runs is not a passing failure.
   int max_consecutive_faults = 10;
+  // The first fault is recovered from at once; the n-th in a row after a
+  // pause of retry_backoff_ms * 2^(n-2), at most 5 s: connections between
+  // tasks that failed while a task was down take a moment to come back.
+  int64_t retry_backoff_ms = 250;
   bool recover_deadline_exceeded = true;
   // Run when there is no checkpoint to restore. Default (not valid()):
   // GlobalVariablesInitializer of the scope, taken at construction.
