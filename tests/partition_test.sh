@@ -25,7 +25,7 @@ addr_a="$subnet.1"
 addr_b="$subnet.2"
 interval_ms=500
 timeout_ms=1000
-grace_s=10
+grace_s=5
 work=$(mktemp -d)
 pids=()
 
