@@ -144,7 +144,8 @@ TEST_F(DistributedExamplesTest, DigitsHelpAndBadFlags) {
   CliResult r = RunProgram(d, DistributedDigitsPath(), "--help");
   EXPECT_EQ(r.exit_code, 0);
   for (const char* s : {"--mode local|sync|async|model-parallel", "--target grpc://HOST:PORT", "--worker-index",
-                        "--init-timeout-ms", "/job:ps/task:0"})
+                        "--init-timeout-ms", "/job:ps/task:0", "--checkpoint-dir DIR", "--save-every-secs S",
+                        "--cluster-wait-ms MS", "--health-check-timeout-ms"})
     EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
   struct Case {
     std::string args, error;
@@ -159,7 +160,12 @@ TEST_F(DistributedExamplesTest, DigitsHelpAndBadFlags) {
            {"--target grpc://127.0.0.1:1", "--mode local runs in this process"},
            {"--mode sync --target grpc://127.0.0.1:1 --threads 2", "--threads and --cpu-devices are for --mode local"},
            {"--hidden 128,x", "--hidden: 'x' is not an integer"},
-           {"--checkpoint-dir ckpt", "does not write checkpoints"},
+           {"--checkpoint-dir ckpt", "--checkpoint-dir is for --mode sync"},
+           {"--mode async --target grpc://127.0.0.1:1 --workers 2 --worker-index 0 --checkpoint-dir ckpt",
+            "--checkpoint-dir is for --mode sync"},
+           {"--mode sync --target grpc://127.0.0.1:1 --save-every 10", "--save-every and --save-every-secs need "
+                                                                       "--checkpoint-dir"},
+           {"--mode sync --target grpc://127.0.0.1:1 --health-check-timeout-ms 0", "must be >= 1"},
        }) {
     r = RunProgram(d, DistributedDigitsPath(), c.args);
     EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.err;

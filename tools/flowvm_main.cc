@@ -27,7 +27,9 @@ const char kUsage[] =
     "                (no flags: the task in TF_CONFIG)\n"
     "                [--allow-dir DIR]... (graphs' files only there; default: the working directory)\n"
     "  flowvm cluster up [--ps N] [--workers N] [--dir DIR] [--cpu-devices N]\n"
+    "                    [--restart [--max-restarts N] [--restart-backoff-ms MS]]\n"
     "  flowvm cluster down --dir DIR\n"
+    "  flowvm cluster restart --dir DIR --task JOB-I\n"
     "  flowvm help\n";
 
 }  // namespace

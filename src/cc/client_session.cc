@@ -32,6 +32,11 @@ Status ClientSession::Sync() const {
   return Status::OK();
 }
 
+Status ClientSession::Connect() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return Sync();
+}
+
 Status ClientSession::Run(const std::vector<Output>& fetches, std::vector<Tensor>* outputs) const {
   return Run(FeedType{}, fetches, {}, outputs);
 }

@@ -138,9 +138,12 @@ Saver::Saver(const Scope& scope, const SaverOptions& options, const std::vector<
                            Tensor::FromVector<std::string>(std::vector<std::string>(names.size())));
   save_ = ops::SaveV2(s.WithOpName("SaveV2"), prefix_, tensor_names, slices, InputList(tensors)).operation;
   auto restored = ops::RestoreV2(s.WithOpName("RestoreV2"), prefix_, tensor_names, slices, dtypes);
+  // Each Assign goes where its variable is (it takes it by reference), not
+  // to the device the saver's scope names (the chief's, on a cluster).
+  const Scope assign_scope = s.WithDevice("");
   std::vector<Operation> assigns;
   for (size_t i = 0; i < saved.size() && i < restored.tensors.size(); ++i)
-    assigns.push_back(ops::Assign(s, saved[i], restored.tensors[i]).operation);
+    assigns.push_back(ops::Assign(assign_scope, saved[i], restored.tensors[i]).operation);
   restore_ = ops::NoOp(s.WithControlDependencies(assigns).WithOpName("restore_all")).operation;
 }
 

@@ -31,4 +31,9 @@ void CallOptions::StartCancel() {
   cancel_ = nullptr;
 }
 
+bool CallOptions::cancelled() {
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  return cancelled_;
+}
+
 }  // namespace flowvm

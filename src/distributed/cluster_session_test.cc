@@ -236,6 +236,31 @@ TEST(ClusterSessionTest, ARestartedTaskIsReportedOnceThenUsedAgain) {
   ExpectTensorNear(out[0], F({4, 10}, {2}));
 }
 
+// The master's own server stops (SIGTERM, a restart) while a step waits
+// on it: the client hears Unavailable naming the master's task, which it
+// may recover from, not the Cancelled of a session it closed itself.
+TEST(ClusterSessionTest, AStepWhoseMasterStopsFailsUnavailable) {
+  LocalCluster cluster({{"ps", 1}, {"worker", 2}});
+  ASSERT_TRUE(cluster.StartAll());
+  auto types = MakeAttrValue(DataTypeVector{DT_FLOAT});
+  NodeDef q = On(TestNode("q", "FIFOQueueV2"), kWorker0);
+  (*q.mutable_attr())["component_types"] = types;
+  NodeDef get = On(TestNode("get", "QueueDequeueV2").Input("q"), kWorker0);
+  (*get.mutable_attr())["component_types"] = types;
+  auto session = NewSessionOrDie(GraphOf({q, get, Unary("got", "Identity", "get", kWorker1)}),
+                                 At(cluster.Target("worker")));
+  ASSERT_NE(session, nullptr);
+  Status s;
+  std::thread step([&] {
+    std::vector<Tensor> out;
+    s = session->Run({}, {"got"}, {}, &out);  // waits on the empty queue
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  cluster.Stop({"worker", 0});
+  step.join();
+  EXPECT_TRUE(HasError(s, Code::kUnavailable, {"/job:worker/replica:0/task:0", "shutting down"})) << s;
+}
+
 TEST(ClusterSessionTest, LargeTensorsTravelInChunks) {
   ServerOptions base;
   base.recv_chunk_bytes = 4096 + 2;  // odd chunking: not a multiple of 4

@@ -22,6 +22,7 @@ GrpcRemoteWorker::GrpcRemoteWorker(std::shared_ptr<grpc::Channel> channel, std::
 
 GrpcRemoteWorker::~GrpcRemoteWorker() {
   std::unique_lock<std::mutex> lock(mu_);
+  closing_ = true;
   for (grpc::ClientContext* c : in_flight_) c->TryCancel();
   idle_cv_.wait(lock, [this] { return in_flight_.empty(); });
 }
@@ -53,7 +54,8 @@ void GrpcRemoteWorker::Call(CallOptions* opts, const char* method, grpc::ByteBuf
                   [this, state, opts, on_response = std::move(on_response)](const grpc::Status& gs) {
                     if (opts != nullptr) opts->ClearCanceller();
                     bool peer_abort = false;
-                    Status s = FromGrpcStatus(gs, peer_, &peer_abort);
+                    Status s = FromGrpcStatus(gs, peer_, &peer_abort,
+                                              closing_ || (opts != nullptr && opts->cancelled()));
                     on_response(s, peer_abort, state->response);
                     std::lock_guard<std::mutex> lock(mu_);
                     in_flight_.erase(&state->context);

@@ -8,6 +8,7 @@
 
 #include <grpcpp/generic/generic_stub.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -71,6 +72,7 @@ class GrpcRemoteWorker : public WorkerInterface {
   std::mutex mu_;
   std::condition_variable idle_cv_;
   std::set<grpc::ClientContext*> in_flight_;
+  std::atomic<bool> closing_{false};  // the destructor cancels what is in flight
   std::shared_ptr<grpc::Channel> channel_;
   grpc::GenericStub stub_;
   const std::string peer_;

@@ -20,7 +20,7 @@ grpc::Status ToGrpcStatus(const Status& s, bool peer_abort) {
                       peer_abort ? kPeerAbortDetail : kFlowvmErrorDetail);
 }
 
-Status FromGrpcStatus(const grpc::Status& s, const std::string& peer, bool* peer_abort) {
+Status FromGrpcStatus(const grpc::Status& s, const std::string& peer, bool* peer_abort, bool cancelled_here) {
   if (peer_abort != nullptr) *peer_abort = false;
   if (s.ok()) return Status::OK();
   const Code code = static_cast<Code>(s.error_code());
@@ -39,6 +39,7 @@ Status FromGrpcStatus(const grpc::Status& s, const std::string& peer, bool* peer
       return errors::ResourceExhausted(peer, " refused a message larger than it accepts (the server's limit "
                                              "max_message_bytes): ", s.error_message());
     case Code::kCancelled:
+      if (!cancelled_here) return errors::Unavailable(peer, " ended the call before answering (stopping?)");
       return errors::Cancelled("the call to ", peer, " was cancelled");
     default:
       return Status(code, peer + ": " + s.error_message());

@@ -26,8 +26,12 @@ inline constexpr char kPeerAbortDetail[] = "flowvm:peer-abort";
 grpc::Status ToGrpcStatus(const Status& s, bool peer_abort = false);
 // `peer` names the other side ("task /job:ps/replica:0/task:0 (localhost:2222)")
 // in transport errors. Sets *peer_abort if the error was the sender's step
-// abort status.
-Status FromGrpcStatus(const grpc::Status& s, const std::string& peer, bool* peer_abort = nullptr);
+// abort status. A call the transport reports cancelled that this side did
+// not cancel (`cancelled_here`) was ended by the peer, which does that when
+// its server stops: Unavailable naming the peer, not Cancelled, so that a
+// client can tell it from its own cancellation and recover.
+Status FromGrpcStatus(const grpc::Status& s, const std::string& peer, bool* peer_abort = nullptr,
+                      bool cancelled_here = false);
 
 // Keepalive pings find a peer that died or hangs while a call waits (a
 // Recv may wait long for its tensor); no message size limit.

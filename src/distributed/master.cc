@@ -25,9 +25,11 @@ Master::~Master() { CloseAll(); }
 StatusOr<std::shared_ptr<MasterSession>> Master::Find(const std::string& handle) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = sessions_.find(handle);
+  // Aborted, not NotFound: the usual cause is a master that restarted and
+  // lost its sessions, which a client recovers from by creating a new one.
   if (it == sessions_.end())
-    return errors::NotFound("session '", handle, "' is unknown to the master at ", workers_->local_task(),
-                            " (closed, or the master restarted)");
+    return errors::Aborted("session '", handle, "' is unknown to the master at ", workers_->local_task(),
+                           " (closed, or the master restarted)");
   return it->second;
 }
 
@@ -145,7 +147,10 @@ void Master::CloseAll() {
     stopped_ = true;
     sessions.swap(sessions_);
   }
-  for (auto& [handle, s] : sessions) s->Close().IgnoreError();
+  // Unavailable, not Cancelled: the client did not close its session, its
+  // master went away (a restarted task), which a client may recover from.
+  const Status reason = errors::Unavailable("the master at ", workers_->local_task(), " is shutting down");
+  for (auto& [handle, s] : sessions) s->Close(reason).IgnoreError();
 }
 
 }  // namespace flowvm

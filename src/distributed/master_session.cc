@@ -1,5 +1,6 @@
 #include "distributed/master_session.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <deque>
@@ -311,7 +312,11 @@ StatusOr<std::shared_ptr<MasterSession::Prepared>> MasterSession::Prepare(const 
 Status MasterSession::RefreshAfterFailure() {
   std::map<std::string, GetStatusResponse> statuses;
   std::map<std::string, Status> failed;
-  FLOWVM_RETURN_IF_ERROR(FetchStatuses(std::chrono::milliseconds(2000), &statuses, &failed));
+  // No longer than a health check may take: a step failed by a hung task
+  // is reported within the health-check bound, not after another 2 s.
+  const auto timeout = std::min<std::chrono::milliseconds>(
+      std::chrono::milliseconds(2000), std::chrono::duration_cast<std::chrono::milliseconds>(health_check_timeout_));
+  FLOWVM_RETURN_IF_ERROR(FetchStatuses(timeout, &statuses, &failed));
   if (!failed.empty()) {
     std::string list;
     for (const auto& [task, s] : failed) list += (list.empty() ? "" : "; ") + workers_->Describe(task) + ": " + s.message();
@@ -386,6 +391,9 @@ struct MasterSession::StepState : std::enable_shared_from_this<MasterSession::St
   std::mutex mu;
   int remaining = 0;
   bool aborted = false;
+  // A health check found a task that does not answer: the step's failure
+  // is known, and is reported without first asking every task again.
+  std::atomic<bool> task_hung{false};
   std::vector<Outcome> errors;
   Timer::Token deadline = 0;
   Timer::Token grace = 0;
@@ -674,6 +682,12 @@ void MasterSession::Finish(const std::shared_ptr<StepState>& step) {
       std::lock_guard<std::mutex> lock(mu_);
       suspect_ = true;
     }
+    // A hung task would hold the look up for a whole timeout, beyond the
+    // health-check bound; the next step looks (suspect_) instead.
+    if (step->task_hung && status.code() == Code::kUnavailable) {
+      Complete(step, status);
+      return;
+    }
     step->offload([this, step, status]() mutable {
       Status refreshed = RefreshAfterFailure();
       if (refreshed.code() == Code::kAborted) status = refreshed;
@@ -813,7 +827,11 @@ void MasterSession::HealthCheck() {
         // Not under mu_: an abort may end a step at once, and its end
         // takes mu_.
         lock.unlock();
-        for (const auto& step : to_abort) step->Abort(failure, owned->task);
+        const bool hung = !s.ok() && s.code() == Code::kDeadlineExceeded;
+        for (const auto& step : to_abort) {
+          if (hung) step->task_hung = true;
+          step->Abort(failure, owned->task);
+        }
         lock.lock();
       }
       if (--round->remaining == 0) {
@@ -863,7 +881,7 @@ Status MasterSession::Reset(const std::vector<std::string>& containers) {
   return status;
 }
 
-Status MasterSession::Close() {
+Status MasterSession::Close(const Status& reason) {
   std::map<std::string, std::shared_ptr<Prepared>> cache;
   {
     std::unique_lock<std::mutex> lock(mu_);
@@ -872,7 +890,9 @@ Status MasterSession::Close() {
       std::vector<std::shared_ptr<StepState>> running(live_.begin(), live_.end());
       lock.unlock();  // an abort may end a step at once, and its end takes mu_
       for (const auto& s : running)
-        s->Abort(errors::Cancelled("the session was closed while step ", s->id, " was running"));
+        s->Abort(reason.ok() ? errors::Cancelled("the session was closed while step ", s->id, " was running")
+                             : Status(reason.code(), reason.message() + " while step " + std::to_string(s->id) +
+                                                         " was running"));
       lock.lock();
     }
     live_cv_.wait(lock, [this] { return live_.empty(); });

@@ -60,8 +60,11 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
              std::vector<Tensor>* fetches);
   void ListDevices(ListDevicesResponse* response) const;
   Status Reset(const std::vector<std::string>& containers);
-  // Aborts running steps, waits for them, deregisters the graphs.
-  Status Close();
+  // Aborts running steps, waits for them, deregisters the graphs. The
+  // steps fail with Cancelled (the client closed the session), or with
+  // `reason` when one is given (the master's server is stopping: the
+  // client may retry elsewhere, so not Cancelled).
+  Status Close(const Status& reason = Status::OK());
 
   const std::string& handle() const { return handle_; }
 

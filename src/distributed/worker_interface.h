@@ -35,6 +35,8 @@ class CallOptions {
   void ClearCanceller();
   // Cancels the call (it completes with Cancelled) if it is in flight.
   void StartCancel();
+  // Whether StartCancel was called.
+  bool cancelled();
 
  private:
   std::recursive_mutex mu_;

@@ -35,6 +35,12 @@ class ClientSession {
   Status Run(const FeedType& feeds, const std::vector<Output>& fetches, const std::vector<Operation>& targets,
              std::vector<Tensor>* outputs, RunStats* stats = nullptr) const;
 
+  // Creates the session now (Run otherwise does it first), or sends it the
+  // nodes added since. For a cluster target this blocks until the master
+  // and every task answer, up to options.connect_timeout_ms; the error then
+  // lists the tasks that did not.
+  Status Connect() const;
+
  private:
   // Creates the session, or extends it with the nodes added since.
   Status Sync() const;
