@@ -35,6 +35,7 @@
 #include <thread>
 
 #include "cli_args.h"
+#include "credential_flags.h"
 #include "cluster_manager.h"
 #include "cluster_processes.h"
 #include "commands.h"
@@ -103,8 +104,8 @@ void StopManager(const std::string& dir) {
 
 // Starts the manager (`flowvm cluster manage`) in a session of its own and
 // waits until it has started every task.
-Status StartManager(const std::string& dir, int64_t cpu_devices, int64_t max_restarts, int64_t backoff_ms,
-                    int64_t timeout_ms) {
+Status StartManager(const std::string& dir, const std::vector<std::string>& server_flags, int64_t max_restarts,
+                    int64_t backoff_ms, int64_t timeout_ms) {
   FLOWVM_ASSIGN_OR_RETURN(std::string self, SelfExecutable());
   int ready[2];
   if (pipe2(ready, O_CLOEXEC) != 0) return errors::Internal("pipe: ", std::strerror(errno));
@@ -113,14 +114,16 @@ Status StartManager(const std::string& dir, int64_t cpu_devices, int64_t max_res
                                            "manage",
                                            "--dir",
                                            dir,
-                                           "--cpu-devices",
-                                           std::to_string(cpu_devices),
                                            "--max-restarts",
                                            std::to_string(max_restarts),
                                            "--restart-backoff-ms",
                                            std::to_string(backoff_ms),
                                            "--ready-fd",
                                            std::to_string(ready[1])};
+  for (const std::string& f : server_flags) {
+    argv_strings.push_back("--server-arg");
+    argv_strings.push_back(f);
+  }
   std::vector<char*> argv;
   for (std::string& s : argv_strings) argv.push_back(s.data());
   argv.push_back(nullptr);
@@ -172,6 +175,8 @@ Status StartManager(const std::string& dir, int64_t cpu_devices, int64_t max_res
 }
 
 Status Up(const ParsedArgs& args) {
+  // This command checks the cluster with the servers' own credentials.
+  FLOWVM_ASSIGN_OR_RETURN(ClusterCredentials credentials, CredentialsFromFlags(args));
   FLOWVM_ASSIGN_OR_RETURN(int64_t ps, ParseCount("--ps", args.last("--ps", "1")));
   FLOWVM_ASSIGN_OR_RETURN(int64_t workers, ParseCount("--workers", args.last("--workers", "2")));
   FLOWVM_ASSIGN_OR_RETURN(int64_t cpu_devices, ParseCount("--cpu-devices", args.last("--cpu-devices", "1")));
@@ -219,13 +224,21 @@ Status Up(const ParsedArgs& args) {
   FLOWVM_RETURN_IF_ERROR(add_job("ps", ps));
   FLOWVM_RETURN_IF_ERROR(add_job("worker", workers));
   json += "}";
+  // What each server is given: devices, credentials, allowed directories
+  // (absolute: a server's working directory is this command's, but a
+  // restarted one must find them too).
+  std::vector<std::string> server_flags = {"--cpu-devices", std::to_string(cpu_devices)};
+  for (const std::string& f : CredentialFlagsFor(args)) server_flags.push_back(f);
+  for (const std::string& d : args.all("--allow-dir")) {
+    server_flags.push_back("--allow-dir");
+    server_flags.push_back(Absolute(d));
+  }
   FLOWVM_ASSIGN_OR_RETURN(ClusterSpec spec, ClusterSpec::FromJson(json));
   FLOWVM_RETURN_IF_ERROR(WriteFile(dir + "/cluster.json", json + "\n"));
 
   if (restart) {
-    FLOWVM_RETURN_IF_ERROR(StartManager(dir, cpu_devices, max_restarts, backoff_ms, timeout_ms));
+    FLOWVM_RETURN_IF_ERROR(StartManager(dir, server_flags, max_restarts, backoff_ms, timeout_ms));
   } else {
-    const std::vector<std::string> server_flags = {"--cpu-devices", std::to_string(cpu_devices)};
     for (const TaskId& t : spec.Tasks()) {
       auto pid = SpawnServer(dir, t, server_flags, /*append_log=*/false, /*die_with_parent=*/false);
       if (!pid.ok()) {
@@ -240,6 +253,7 @@ Status Up(const ParsedArgs& args) {
   SessionOptions options;
   options.target = target;
   options.connect_timeout_ms = timeout_ms;
+  options.credentials = credentials;
   auto session = Session::Create(options, GraphDef());
   if (!session.ok()) {
     std::string logs;
@@ -271,8 +285,9 @@ Status Down(const ParsedArgs& args) {
   if (any_alive) {
     const std::string target = "grpc://" + *spec.Address(spec.Tasks().front());
     std::vector<std::string> stopped, unreachable;
+    FLOWVM_ASSIGN_OR_RETURN(ClusterCredentials credentials, CredentialsFromFlags(args));
     Status s = ShutdownCluster(spec.HasTask({"worker", 0}) ? "grpc://" + *spec.Address({"worker", 0}) : target,
-                               &stopped, &unreachable, 5000);
+                               &stopped, &unreachable, 5000, credentials);
     if (!s.ok())
       std::fprintf(stderr, "flowvm cluster: %s; stopping the processes with SIGTERM\n", s.ToString().c_str());
     for (const std::string& task : unreachable)
@@ -320,6 +335,7 @@ Status Restart(const ParsedArgs& args) {
   SessionOptions options;
   options.target = "grpc://" + *spec.Address(task);
   options.device_filters = {task.Name()};
+  FLOWVM_ASSIGN_OR_RETURN(options.credentials, CredentialsFromFlags(args));
   options.connect_timeout_ms = std::max<int64_t>(
       1, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count());
   auto session = Session::Create(options, GraphDef());
@@ -339,6 +355,7 @@ Status Manage(const ParsedArgs& args) {
   if (options.dir.empty()) return errors::InvalidArgument("usage: flowvm cluster manage --dir DIR (internal)");
   FLOWVM_ASSIGN_OR_RETURN(int64_t cpu_devices, ParseCount("--cpu-devices", args.last("--cpu-devices", "1")));
   options.server_flags = {"--cpu-devices", std::to_string(cpu_devices)};
+  for (const std::string& f : args.all("--server-arg")) options.server_flags.push_back(f);
   FLOWVM_ASSIGN_OR_RETURN(options.max_restarts, ParseCount("--max-restarts", args.last("--max-restarts", "5")));
   FLOWVM_ASSIGN_OR_RETURN(options.backoff_ms,
                           ParseCount("--restart-backoff-ms", args.last("--restart-backoff-ms", "500")));
@@ -353,15 +370,17 @@ Status Manage(const ParsedArgs& args) {
 Status ClusterCommand(const std::vector<std::string>& raw) {
   const char kUsage[] =
       "usage: flowvm cluster up [--ps N] [--workers N] [--dir DIR] [--restart [--max-restarts N] "
-      "[--restart-backoff-ms MS]] | down --dir DIR | restart --dir DIR --task JOB-I";
+      "[--restart-backoff-ms MS]] [--allow-dir DIR]... [--token-file F] [--tls-ca F --tls-cert F --tls-key F] | "
+      "down --dir DIR | restart --dir DIR --task JOB-I";
   if (raw.empty() || (raw[0] != "up" && raw[0] != "down" && raw[0] != "restart" && raw[0] != "manage"))
     return errors::InvalidArgument(kUsage);
   const std::string verb = raw[0];
   std::vector<std::string> rest(raw.begin() + 1, raw.end());
   FLOWVM_ASSIGN_OR_RETURN(ParsedArgs args,
                           ParseArgs(rest,
-                                    {"--ps", "--workers", "--dir", "--cpu-devices", "--timeout-ms", "--max-restarts",
-                                     "--restart-backoff-ms", "--task", "--ready-fd"},
+                                    WithCredentialFlags({"--ps", "--workers", "--dir", "--cpu-devices", "--timeout-ms",
+                                                         "--max-restarts", "--restart-backoff-ms", "--task",
+                                                         "--ready-fd", "--allow-dir", "--server-arg"}),
                                     {"--restart"}));
   if (!args.positional.empty())
     return errors::InvalidArgument("usage: flowvm cluster ", verb, " takes no positional arguments");

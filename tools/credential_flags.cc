@@ -1,5 +1,7 @@
 #include "credential_flags.h"
 
+#include <filesystem>
+
 namespace flowvm::cli {
 
 namespace {
@@ -25,13 +27,19 @@ StatusOr<ClusterCredentials> CredentialsFromFlags(const ParsedArgs& args) {
   return c;
 }
 
+std::string Absolute(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path abs = std::filesystem::absolute(path, ec);
+  return ec ? path : abs.lexically_normal().string();
+}
+
 std::vector<std::string> CredentialFlagsFor(const ParsedArgs& args) {
   std::vector<std::string> out;
   for (const char* f : kFlags) {
     const std::string value = args.last(f, "");
     if (value.empty()) continue;
     out.push_back(f);
-    out.push_back(value);
+    out.push_back(Absolute(value));
   }
   return out;
 }

@@ -22,8 +22,11 @@ std::set<std::string> WithCredentialFlags(std::set<std::string> flags);
 // them from the environment).
 StatusOr<ClusterCredentials> CredentialsFromFlags(const ParsedArgs& args);
 
-// The same flags again, for a child process (`flowvm cluster up` passes
-// them to its servers).
+// `path` made absolute against the working directory (as given if that fails).
+std::string Absolute(const std::string& path);
+
+// The same flags again, with absolute paths, for a child process (`flowvm
+// cluster up` passes them to its servers).
 std::vector<std::string> CredentialFlagsFor(const ParsedArgs& args);
 
 }  // namespace flowvm::cli

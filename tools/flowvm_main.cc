@@ -19,6 +19,7 @@ const char kUsage[] =
     "             [--target NODE]... [--init NODE]... [--repeat K] [--output-dir DIR]\n"
     "             [--threads N] [--cpu-devices N] [--soft-placement] [--timeout-ms MS]\n"
     "             [--trace FILE.json] [--target-server grpc://HOST:PORT] [-v]\n"
+    "             [--token-file FILE] [--tls-ca CA.pem [--tls-cert CERT.pem --tls-key KEY.pem]]\n"
     "  flowvm inspect GRAPH.(pb|pbtxt) [--placement] [--cpu-devices N] [--soft-placement] [-v]\n"
     "  flowvm ops [OP...]\n"
     "  flowvm checkpoint PREFIX [-v]\n"
@@ -26,10 +27,16 @@ const char kUsage[] =
     "  flowvm server [--cluster CLUSTER.json --job NAME --task I] [--cpu-devices N] [--threads N]\n"
     "                (no flags: the task in TF_CONFIG)\n"
     "                [--allow-dir DIR]... (graphs' files only there; default: the working directory)\n"
-    "  flowvm cluster up [--ps N] [--workers N] [--dir DIR] [--cpu-devices N]\n"
+    "                [--tls-cert CERT.pem --tls-key KEY.pem [--tls-ca CA.pem]] [--token-file FILE]\n"
+    "                [--insecure] (listen on a non-loopback address without TLS)\n"
+    "                [--max-message-bytes N] [--max-graph-bytes N] [--max-graph-nodes N]\n"
+    "                [--max-step-memory-bytes N]\n"
+    "                (the token may also come from FLOWVM_CLUSTER_TOKEN, TLS files from FLOWVM_TLS_CA/_CERT/_KEY)\n"
+    "  flowvm cluster up [--ps N] [--workers N] [--dir DIR] [--cpu-devices N] [--allow-dir DIR]...\n"
+    "                    [--tls-cert CERT.pem --tls-key KEY.pem [--tls-ca CA.pem]] [--token-file FILE]\n"
     "                    [--restart [--max-restarts N] [--restart-backoff-ms MS]]\n"
-    "  flowvm cluster down --dir DIR\n"
-    "  flowvm cluster restart --dir DIR --task JOB-I\n"
+    "  flowvm cluster down --dir DIR [credential flags as for up]\n"
+    "  flowvm cluster restart --dir DIR --task JOB-I [credential flags as for up]\n"
     "  flowvm help\n";
 
 }  // namespace

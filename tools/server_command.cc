@@ -44,6 +44,7 @@ Status ServerCommand(const std::vector<std::string>& raw) {
     return errors::InvalidArgument("usage: flowvm server takes no positional arguments, got '", args.positional[0],
                                    "'");
   ServerOptions options;
+  FLOWVM_ASSIGN_OR_RETURN(options.credentials, CredentialsFromFlags(args));
   const bool from_flags = !args.all("--cluster").empty() || !args.all("--job").empty() || !args.all("--task").empty();
   if (from_flags) {
     if (args.all("--cluster").empty() || args.all("--job").empty())
@@ -59,7 +60,6 @@ Status ServerCommand(const std::vector<std::string>& raw) {
   options.cpu_devices = static_cast<int>(cpu_devices);
   FLOWVM_ASSIGN_OR_RETURN(int64_t threads, ParseCount("--threads", args.last("--threads", "0")));
   options.num_threads = static_cast<int>(threads);
-  FLOWVM_ASSIGN_OR_RETURN(options.credentials, CredentialsFromFlags(args));
   options.insecure = args.has("--insecure");
   FLOWVM_ASSIGN_OR_RETURN(options.limits.max_message_bytes,
                           ParseCount("--max-message-bytes", args.last("--max-message-bytes", "0")));
