@@ -119,6 +119,8 @@ Status RunCommand(const std::vector<std::string>& raw) {
   options.target = args.last("--target-server", "");
   options.device_filters = args.all("--device-filter");
   FLOWVM_ASSIGN_OR_RETURN(options.credentials, CredentialsFromFlags(args));
+  FLOWVM_ASSIGN_OR_RETURN(options.max_step_memory_bytes,
+                          ParseCount("--max-step-memory-bytes", args.last("--max-step-memory-bytes", "0")));
   FLOWVM_ASSIGN_OR_RETURN(options.connect_timeout_ms,
                           ParseCount("--connect-timeout-ms", args.last("--connect-timeout-ms", "30000")));
   FLOWVM_ASSIGN_OR_RETURN(options.health_check_interval_ms,

@@ -43,6 +43,12 @@ class Allocator {
   virtual AllocatorStats GetStats() const = 0;
   // Starts a new peak measurement at the current bytes in use.
   virtual void ResetPeak() = 0;
+  // Why an allocation of `bytes` was refused, for the error ("" : the
+  // machine is out of memory).
+  virtual std::string DescribeRefusal(size_t bytes) const {
+    (void)bytes;
+    return "";
+  }
 };
 
 // The process-wide CPU allocator, used by tensors created outside a device

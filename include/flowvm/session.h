@@ -67,6 +67,11 @@ struct SessionOptions {
   // where it can instead of failing the step.
   bool allow_soft_placement = false;
   OptimizerOptions optimizer;
+  // Tensor bytes one step may hold at once (in each process of a cluster),
+  // so that one step cannot take the machine's memory; an allocation past
+  // it fails the step with ResourceExhausted naming the node and this
+  // limit. 0: no limit (a server's --max-step-memory-bytes still applies).
+  int64_t max_step_memory_bytes = 0;
   // Delay each Recv until just before its consumers need it (paper 5.2).
   bool schedule_recvs = true;
 

@@ -119,11 +119,18 @@ StatusOr<Tensor> Tensor::Allocate(Allocator* allocator, DataType dtype, const Te
   if (!DataTypeIsStorable(dtype))
     return errors::InvalidArgument("cannot allocate a tensor of type ", DataTypeName(dtype));
   InlineBuffer* buf = InlineBuffer::New(allocator, dtype, shape.num_elements());
-  if (buf == nullptr)
+  if (buf == nullptr) {
+    const std::string why = allocator->DescribeRefusal(static_cast<size_t>(
+        std::max<int64_t>(0, shape.num_elements()) * static_cast<int64_t>(ElementBytes(dtype))));
+    if (!why.empty())
+      return errors::ResourceExhausted("cannot allocate a ", DataTypeName(dtype), " tensor of shape ",
+                                       shape.DebugString(), " (", shape.num_elements() * ElementBytes(dtype),
+                                       " bytes) on ", allocator->Name(), ": ", why);
     return errors::ResourceExhausted("out of memory allocating a ", DataTypeName(dtype), " tensor of shape ",
                                      shape.DebugString(), " (", shape.num_elements() * ElementBytes(dtype),
                                      " bytes) on ", allocator->Name(), "; the machine has ", AvailableMemoryBytes(),
                                      " bytes available");
+  }
   return Tensor(BaseType(dtype), shape, buf, static_cast<char*>(buf->data()));
 }
 

@@ -57,6 +57,7 @@ class GrpcSession : public Session {
     o->set_disable_constant_folding(!options_.optimizer.constant_folding);
     o->set_disable_identity_removal(!options_.optimizer.remove_identity_chains);
     o->set_compress_float_transfers(options_.compress_float_transfers);
+    o->set_max_step_memory_bytes(options_.max_step_memory_bytes);
     for (const std::string& t : options_.compressed_tensors)
       o->add_compressed_tensors(t.find(':') == std::string::npos ? t + ":0" : t);
     CreateSessionResponse response;

@@ -266,6 +266,7 @@ StatusOr<std::shared_ptr<MasterSession::Prepared>> MasterSession::Prepare(const 
     if (r->part.worker == nullptr) return errors::NotFound("task ", task, " is not in the cluster");
     r->request.set_session_handle(handle_);
     for (const std::string& t : options_.compressed_tensors()) r->request.add_compressed_tensor(t);
+    r->request.set_max_step_memory_bytes(options_.max_step_memory_bytes());
     for (const NodeDef& n : def.node())
       if (!n.device().empty() && incarnations.count(n.device())) {
         bool listed = false;

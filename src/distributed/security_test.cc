@@ -278,3 +278,63 @@ TEST_F(SecurityTest, MessageLimitIsResourceExhaustedAndTensorsStillTravelInChunk
 
 }  // namespace
 }  // namespace flowvm
+
+namespace flowvm {
+namespace {
+
+// Fill of [n, n] floats on `device`, summed. The value is fed, so that
+// nothing is folded into a constant before the step.
+GraphDef FillGraph(int n, const std::string& device) {
+  using runtime_testing::ConstNode;
+  NodeDef dims = ConstNode("dims", Tensor::FromVector<int32_t>({n, n}, TensorShape({2})));
+  NodeDef value = runtime_testing::PlaceholderNode("value", DT_FLOAT, PartialTensorShape({}));
+  NodeDef fill = Binary("fill", "Fill", "dims", "value");
+  fill.mutable_attr()->erase("T");
+  (*fill.mutable_attr())["T"].set_type(DT_FLOAT);
+  (*fill.mutable_attr())["index_type"].set_type(DT_INT32);
+  NodeDef axes = ConstNode("axes", Tensor::FromVector<int32_t>({0, 1}, TensorShape({2})));
+  NodeDef sum = Binary("sum", "Sum", "fill", "axes");
+  (*sum.mutable_attr())["Tidx"].set_type(DT_INT32);
+  return GraphOf({On(dims, device), On(value, device), On(fill, device), On(axes, device), On(sum, device)});
+}
+
+TEST_F(SecurityTest, StepMemoryLimits) {
+  const std::vector<std::pair<std::string, Tensor>> kOne = {{"value", F({1}, {})}};
+  // A server's own limit: 1 MiB a step; a 4 MiB tensor on it fails naming
+  // the node and the limit, a small one runs, the server stays up.
+  ServerOptions o;
+  o.limits.max_step_memory_bytes = 1 << 20;
+  LocalCluster cluster({{"worker", 1}}, o);
+  ASSERT_TRUE(cluster.StartAll());
+  SessionOptions options;
+  options.target = cluster.Target();
+  auto big = Session::Create(options, FillGraph(1024, kWorker));
+  ASSERT_TRUE(big.ok()) << big.status();
+  std::vector<Tensor> out;
+  Status s = (*big)->Run(kOne, {"sum:0"}, {}, &out);
+  EXPECT_TRUE(HasError(s, Code::kResourceExhausted, {"fill", "max_step_memory_bytes of task", "1048576"})) << s;
+  auto small = Session::Create(options, FillGraph(64, kWorker));
+  ASSERT_TRUE(small.ok()) << small.status();
+  FLOWVM_ASSERT_OK((*small)->Run(kOne, {"sum:0"}, {}, &out));
+  EXPECT_EQ(out[0].flat<float>()[0], 64 * 64);
+  // A session's own, lower limit.
+  options.max_step_memory_bytes = 8 << 10;
+  auto limited = Session::Create(options, FillGraph(64, kWorker));
+  ASSERT_TRUE(limited.ok()) << limited.status();
+  s = (*limited)->Run(kOne, {"sum:0"}, {}, &out);
+  EXPECT_TRUE(HasError(s, Code::kResourceExhausted, {"fill", "the session's max_step_memory_bytes"})) << s;
+  // In-process sessions take the option too.
+  SessionOptions local;
+  local.max_step_memory_bytes = 1 << 20;
+  auto in_process = Session::Create(local, FillGraph(1024, ""));
+  ASSERT_TRUE(in_process.ok()) << in_process.status();
+  s = (*in_process)->Run(kOne, {"sum:0"}, {}, &out);
+  EXPECT_TRUE(HasError(s, Code::kResourceExhausted, {"fill", "the session's max_step_memory_bytes"})) << s;
+  auto fits = Session::Create(local, FillGraph(256, ""));
+  ASSERT_TRUE(fits.ok());
+  FLOWVM_ASSERT_OK((*fits)->Run(kOne, {"sum:0"}, {}, &out));
+  EXPECT_EQ(out[0].flat<float>()[0], 256 * 256);
+}
+
+}  // namespace
+}  // namespace flowvm

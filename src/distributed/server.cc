@@ -88,6 +88,7 @@ class GrpcServer : public Server {
     env.worker_for = [this](const std::string& task) { return cache_->Get(task); };
     env.on_shutdown = [this](const std::string& reason) { RequestStop(reason); };
     env.graph_limits = graph_limits;
+    env.max_step_memory_bytes = limits.max_step_memory_bytes;
     worker_ = std::make_unique<Worker>(std::move(env));
     // A chunk of tensor bytes and its envelope fit in one message.
     const uint64_t max_chunk =

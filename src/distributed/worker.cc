@@ -35,6 +35,10 @@ struct Worker::Graph {
   // No peer ever asks this task for a tensor of this graph's steps: a step
   // ends with its RunGraph (no CleanupGraph comes for it).
   bool ends_with_run = false;
+  // A step's tensor bytes on this task: the session's limit or the
+  // server's, whichever is lower (0: none).
+  int64_t step_memory_limit = 0;
+  std::string step_memory_what;
   struct Part {
     Device* device = nullptr;
     std::unique_ptr<Executor> executor;
@@ -180,6 +184,14 @@ void Worker::RegisterGraphAsync(CallOptions*, const RegisterGraphRequest* reques
   graph->session = request->session_handle();
   graph->compressed_tensors.insert(request->compressed_tensor().begin(), request->compressed_tensor().end());
   graph->ends_with_run = !SendsToOtherTasks(request->graph_def(), env_.task);
+  const int64_t session_limit = request->max_step_memory_bytes();
+  if (session_limit > 0 && (env_.max_step_memory_bytes <= 0 || session_limit < env_.max_step_memory_bytes)) {
+    graph->step_memory_limit = session_limit;
+    graph->step_memory_what = "the session's max_step_memory_bytes";
+  } else if (env_.max_step_memory_bytes > 0) {
+    graph->step_memory_limit = env_.max_step_memory_bytes;
+    graph->step_memory_what = "max_step_memory_bytes of task " + env_.task;
+  }
   for (auto& [device_name, def] : by_device) {
     if (request->graph_def().has_versions()) *def.mutable_versions() = request->graph_def().versions();
     if (request->graph_def().has_library()) *def.mutable_library() = request->graph_def().library();
@@ -343,6 +355,8 @@ void Worker::RunGraphAsync(CallOptions*, RunGraphCall* call, Done done) {
   args.rendezvous = step->rendezvous.get();
   args.resources = &step->resources;
   args.in_flight = &step->in_flight;
+  if (graph->step_memory_limit > 0)
+    args.memory_budget = std::make_shared<StepMemoryBudget>(graph->step_memory_limit, graph->step_memory_what);
   auto on_done = [join, finish](const Status&) {
     {
       std::lock_guard<std::mutex> lock(join->mu);

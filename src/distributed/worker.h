@@ -42,6 +42,8 @@ struct WorkerEnv {
   std::function<WorkerInterface*(const std::string& task)> worker_for;
   // Partitions larger than this are refused.
   GraphLimits graph_limits;
+  // Tensor bytes a step may hold on this task at once (0: no limit).
+  int64_t max_step_memory_bytes = 0;
   // Called (once) when a master asks this task to shut down.
   std::function<void(const std::string& reason)> on_shutdown;
 };

@@ -258,6 +258,9 @@ class DirectSession : public Session {
     run_args.rendezvous = ctx->rendezvous.get();
     run_args.resources = &ctx->resources;
     run_args.call_frame = &frame;
+    if (options_.max_step_memory_bytes > 0)
+      run_args.memory_budget =
+          std::make_shared<StepMemoryBudget>(options_.max_step_memory_bytes, "the session's max_step_memory_bytes");
     Timer::Token deadline = 0;
     const int64_t timeout_ms = ClampTimeoutMs(run_options.timeout_in_ms());
     if (timeout_ms > 0) {

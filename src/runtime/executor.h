@@ -45,6 +45,7 @@
 #include <string>
 #include <vector>
 
+#include "core/step_memory.h"
 #include "core/thread_pool.h"
 #include "flowvm/status.h"
 #include "graph/graph.h"
@@ -91,6 +92,9 @@ class Executor {
     // The thread waiting for the step, if one does: it continues the step
     // after an async kernel completes elsewhere, while it is idle.
     WaitingCaller* caller = nullptr;  // not owned; may be null
+    // The step's tensor memory on this process, shared by its partitions;
+    // null: unlimited.
+    std::shared_ptr<StepMemoryBudget> memory_budget;
   };
   using DoneCallback = std::function<void(const Status&)>;
 

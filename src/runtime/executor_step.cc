@@ -83,7 +83,15 @@ class Executor::StepRunWith : public Executor::StepRun {
     step_.resources = args.resources;
     step_.call_frame = args.call_frame;
     step_.pool = exec->options_.pool;
+    if (args.memory_budget != nullptr) {
+      Allocator* base = step_.device != nullptr ? step_.device->allocator() : ProcessCpuAllocator();
+      budget_allocator_ = BudgetAllocator::New(base, args.memory_budget);
+      step_.allocator = budget_allocator_;
+    }
     if (args.stats != nullptr) ready_ns_.reset(new int64_t[exec->items_.size()]());
+  }
+  ~StepRunWith() override {
+    if (budget_allocator_ != nullptr) budget_allocator_->Release();
   }
 
   void Start() {
@@ -418,6 +426,7 @@ class Executor::StepRunWith : public Executor::StepRun {
   RunArgs args_;
   DoneCallback done_;
   StepState step_;
+  BudgetAllocator* budget_allocator_ = nullptr;  // owner reference, if the step has a budget
   P prop_;
   std::unique_ptr<int64_t[]> ready_ns_;  // traced steps only: when each node became ready
   std::atomic<int> outstanding_{0};

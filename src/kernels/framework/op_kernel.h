@@ -159,6 +159,7 @@ struct StepState {
   StepResources* resources = nullptr;    // may be null: nothing is held
   CallFrame* call_frame = nullptr;       // feeds and fetches of a Session::Run
   ThreadPool* pool = nullptr;            // the device's threads; null: run inline
+  Allocator* allocator = nullptr;        // the step's (within its memory budget); null: the device's
 };
 
 class OpKernelContext {
@@ -173,8 +174,10 @@ class OpKernelContext {
   ResourceMgr* resource_manager() const {
     return step_->device == nullptr ? nullptr : step_->device->resource_manager();
   }
-  // Where outputs and temporaries come from: the device's allocator.
+  // Where outputs and temporaries come from: the device's allocator, within
+  // the step's memory budget if it has one (core/step_memory.h).
   Allocator* allocator() const {
+    if (step_->allocator != nullptr) return step_->allocator;
     return step_->device == nullptr ? ProcessCpuAllocator() : step_->device->allocator();
   }
   FrameAndIter frame_iter() const { return frame_iter_; }
