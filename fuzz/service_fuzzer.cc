@@ -64,6 +64,7 @@
 #include "distributed/client_terminated.h"
 #include "distributed/grpc_master_service.h"
 #include "distributed/grpc_service.h"
+#include "distributed/transport_security.h"
 #include "distributed/grpc_util.h"
 #include "distributed/grpc_worker_service.h"
 #include "distributed/master.h"
@@ -676,6 +677,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string request = Prepare(call, bytes, &task, &method);
   const grpc::ByteBuffer message = Sliced(request, cut);
   if (WouldExhaustMemory(method, message)) return 0;
+  // The token check every call of a server with a token passes first: the
+  // right token, none, or bytes of the input. Only the right one gets in,
+  // and a refusal never quotes the token.
+  static const std::shared_ptr<const TransportSecurity> security = [] {
+    ClusterCredentials c;
+    c.token = "fuzz-cluster-token-0123456789";
+    auto s = TransportSecurity::Create(c);
+    if (!s.ok()) Fail("security: " + s.status().ToString());
+    return *s;
+  }();
+  const int token_kind = data[size - 1] % 4;
+  const std::string right = "fuzz-cluster-token-0123456789";
+  const std::string guess = bytes.substr(0, std::min<size_t>(bytes.size(), right.size()));
+  const std::string* presented = token_kind == 0 ? nullptr : token_kind == 1 ? &guess : &right;
+  const grpc::Status allowed = security->CheckToken(presented, method, "fuzzer", kTask);
+  if (allowed.ok() != (presented != nullptr && *presented == right)) Fail("the token check let the wrong call in");
+  if (!allowed.ok()) {
+    if (allowed.error_code() != grpc::StatusCode::PERMISSION_DENIED ||
+        allowed.error_message().find(right) != std::string::npos)
+      Fail("a refused call was not PermissionDenied, or quoted the token");
+    return 0;
+  }
   grpc::ByteBuffer response;
   const grpc::Status status = task.Call(method, message, &response);
   static const bool verbose = std::getenv("SERVICE_FUZZER_VERBOSE") != nullptr;

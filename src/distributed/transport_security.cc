@@ -90,17 +90,24 @@ grpc::Status TransportSecurity::CheckCall(grpc::GenericCallbackServerContext* co
   if (token_.empty()) return grpc::Status::OK;
   const auto& metadata = context->client_metadata();
   auto it = metadata.find(kClusterTokenMetadata);
+  if (it == metadata.end()) return CheckToken(nullptr, context->method(), context->peer(), task);
+  const std::string presented(it->second.data(), it->second.size());
+  return CheckToken(&presented, context->method(), context->peer(), task);
+}
+
+grpc::Status TransportSecurity::CheckToken(const std::string* presented, const std::string& method,
+                                           const std::string& peer, const std::string& task) const {
+  if (token_.empty()) return grpc::Status::OK;
   const char* why = nullptr;
-  if (it == metadata.end()) {
+  if (presented == nullptr) {
     why = "carried no cluster token";
-  } else if (!SameSecret(std::string(it->second.data(), it->second.size()), token_)) {
+  } else if (!SameSecret(*presented, token_)) {
     why = "carried a wrong cluster token";
   } else {
     return grpc::Status::OK;
   }
-  LogRefusal("flowvm server: task " + task + " refused " + context->method() + " from " + context->peer() + ": it " +
-             why);
-  return ToGrpcStatus(errors::PermissionDenied("task ", task, " refused the call ", context->method(), ": it ", why,
+  LogRefusal("flowvm server: task " + task + " refused " + method + " from " + peer + ": it " + why);
+  return ToGrpcStatus(errors::PermissionDenied("task ", task, " refused the call ", method, ": it ", why,
                                                " (give the cluster's token with --token-file or ", kClusterTokenEnv,
                                                ")"));
 }

@@ -49,6 +49,10 @@ class TransportSecurity {
   // the message. Each refusal is logged to stderr with the method and the
   // peer (at most a few lines a second; the rest are counted).
   grpc::Status CheckCall(grpc::GenericCallbackServerContext* context, const std::string& task) const;
+  // The same, given what the call carried (null: no token), its method and
+  // its peer: for CheckCall, and for fuzzing without a gRPC call.
+  grpc::Status CheckToken(const std::string* presented, const std::string& method, const std::string& peer,
+                          const std::string& task) const;
 
   // "TLS with client certificates, cluster token" / "no TLS, no token", for
   // the server's startup line.
