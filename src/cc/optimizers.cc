@@ -7,19 +7,27 @@
 
 namespace flowvm {
 
-Operation Optimizer::Minimize(const Scope& scope, const Output& loss, const std::vector<Variable>& var_list,
-                              const Variable* global_step) {
+std::vector<std::pair<Output, Variable>> Optimizer::ComputeGradients(const Scope& scope, const Output& loss,
+                                                                     const std::vector<Variable>& var_list,
+                                                                     const std::string& who) {
   std::vector<Variable> vars = var_list.empty() ? TrainableVariables(scope) : var_list;
   if (vars.empty()) {
-    scope.UpdateStatus(errors::InvalidArgument(name_, ".Minimize: there are no trainable variables"));
-    return Operation();
+    scope.UpdateStatus(errors::InvalidArgument(who, ".Minimize: there are no trainable variables"));
+    return {};
   }
   std::vector<Output> refs;
   for (const Variable& v : vars) refs.push_back(v.ref());
   std::vector<Output> grads;
-  if (!AddSymbolicGradients(scope, {loss}, refs, &grads).ok()) return Operation();
+  if (!AddSymbolicGradients(scope, {loss}, refs, &grads).ok()) return {};
   std::vector<std::pair<Output, Variable>> pairs;
   for (size_t i = 0; i < vars.size(); ++i) pairs.emplace_back(grads[i], vars[i]);
+  return pairs;
+}
+
+Operation Optimizer::Minimize(const Scope& scope, const Output& loss, const std::vector<Variable>& var_list,
+                              const Variable* global_step) {
+  auto pairs = ComputeGradients(scope, loss, var_list, name_);
+  if (pairs.empty()) return Operation();
   return ApplyGradients(scope, pairs, global_step);
 }
 

@@ -237,16 +237,20 @@ Status TrainingSupervisor::OnFault(const Status& s, const std::string& where) {
   return Status::OK();
 }
 
-Status TrainingSupervisor::Train(int64_t last_step, const StepFn& step_fn) {
-  bool started = false;
+Status TrainingSupervisor::EnsureSessionRecovering() {
   for (;;) {
     bool fatal = false;
     Status s = EnsureSession(&fatal);
-    if (!s.ok()) {
-      if (fatal) return s;
-      FLOWVM_RETURN_IF_ERROR(OnFault(s, "while restoring"));
-      continue;
-    }
+    if (s.ok() || fatal) return s;
+    FLOWVM_RETURN_IF_ERROR(OnFault(s, "while restoring"));
+  }
+}
+
+Status TrainingSupervisor::Train(int64_t last_step, const StepFn& step_fn) {
+  bool started = false;
+  for (;;) {
+    FLOWVM_RETURN_IF_ERROR(EnsureSessionRecovering());
+    Status s;
     if (!started) stats_.start_step = step_;
     started = true;
     while (s.ok() && step_ < last_step) {
@@ -271,14 +275,8 @@ Status TrainingSupervisor::Train(int64_t last_step, const StepFn& step_fn) {
 
 Status TrainingSupervisor::Run(const std::function<Status(ClientSession& session)>& fn) {
   for (;;) {
-    bool fatal = false;
-    Status s = EnsureSession(&fatal);
-    if (!s.ok()) {
-      if (fatal) return s;
-      FLOWVM_RETURN_IF_ERROR(OnFault(s, "while restoring"));
-      continue;
-    }
-    s = fn(*session_);
+    FLOWVM_RETURN_IF_ERROR(EnsureSessionRecovering());
+    Status s = fn(*session_);
     if (s.ok()) return s;
     // Without a checkpoint of the current state a new session could not
     // give `fn` the state it expects.

@@ -44,17 +44,8 @@ SyncReplicasOptimizer::SyncReplicasOptimizer(Optimizer* optimizer, int replicas_
 
 Operation SyncReplicasOptimizer::Minimize(const Scope& scope, const Output& loss, const Variable& global_step,
                                           const std::vector<Variable>& var_list) {
-  std::vector<Variable> vars = var_list.empty() ? TrainableVariables(scope) : var_list;
-  if (vars.empty()) {
-    scope.UpdateStatus(errors::InvalidArgument("SyncReplicasOptimizer.Minimize: there are no trainable variables"));
-    return Operation();
-  }
-  std::vector<Output> refs;
-  for (const Variable& v : vars) refs.push_back(v.ref());
-  std::vector<Output> grads;
-  if (!AddSymbolicGradients(scope, {loss}, refs, &grads).ok()) return Operation();
-  std::vector<std::pair<Output, Variable>> pairs;
-  for (size_t i = 0; i < vars.size(); ++i) pairs.emplace_back(grads[i], vars[i]);
+  auto pairs = Optimizer::ComputeGradients(scope, loss, var_list, "SyncReplicasOptimizer");
+  if (pairs.empty()) return Operation();
   return ApplyGradients(scope, pairs, global_step);
 }
 

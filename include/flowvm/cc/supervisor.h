@@ -155,6 +155,9 @@ class TrainingSupervisor {
   // Creates the session and restores or initializes, unless that is done.
   // *fatal: the error must end Train (cluster not whole in time, bad graph).
   Status EnsureSession(bool* fatal);
+  // EnsureSession until it works, recovering from each fault on the way;
+  // an error only when recovery gives up or the error is not recoverable.
+  Status EnsureSessionRecovering();
   Status RestoreOrInitialize();
   Status Save();
   bool SaveDue() const;

@@ -90,6 +90,13 @@ class Optimizer {
                      const Variable* global_step = nullptr);
   Operation ApplyGradients(const Scope& scope, const std::vector<std::pair<Output, Variable>>& grads_and_vars,
                            const Variable* global_step = nullptr);
+  // The first half of Minimize: (d(loss)/d(var), var) for each variable of
+  // `var_list` (default: every trainable one). On an error (none, or no
+  // gradient) the scope records it and the result is empty. `who` names the
+  // caller in the error.
+  static std::vector<std::pair<Output, Variable>> ComputeGradients(const Scope& scope, const Output& loss,
+                                                                   const std::vector<Variable>& var_list,
+                                                                   const std::string& who);
 
  protected:
   explicit Optimizer(std::string name) : name_(std::move(name)) {}
