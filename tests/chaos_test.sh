@@ -101,8 +101,9 @@ for ((i = 0; i < faults; i++)); do
 done
 
 # ---- the cluster: restarted tasks come back at once, without limit ----
+# The checkpoints are written by the chief's server: allow it the work dir.
 target=$("$flowvm" cluster up --ps 1 --workers 2 --dir "$cluster" --restart --max-restarts 1000 \
-           --restart-backoff-ms 100 2>"$work/up.err") || { cat "$work/up.err"; fail "the cluster did not come up"; }
+           --restart-backoff-ms 100 --allow-dir "$work" 2>"$work/up.err") || { cat "$work/up.err"; fail "the cluster did not come up"; }
 say "cluster up at $target ($cluster)"
 
 train_flags=(--mode sync --target "$target" --workers 2 --steps "$steps" --no-progress --save-every "$save_every"
