@@ -14,7 +14,8 @@ packages=(
   pkg-config
   libprotobuf-dev protobuf-compiler ccache
   libgrpc++-dev protobuf-compiler-grpc   # the distributed runtime's RPCs
-  iproute2                      # network namespaces of the several-hosts test
+  iproute2                      # network namespaces of the several-hosts and partition tests
+  openssl                       # throwaway CAs and certificates of the TLS tests
   libeigen3-dev libopenblas-dev libdnnl-dev
   libisal-dev                   # CRC32C for checkpoints and summaries
   libgtest-dev libgmock-dev libbenchmark-dev
