@@ -46,6 +46,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -279,10 +280,18 @@ Status CheckResponse(const std::string& method, const grpc::ByteBuffer& b) {
 // Where fuzzed graphs may touch files (WriteFile, SaveV2, ...), as a
 // server's --allow-dir: one scratch directory for the whole run, so that
 // an input never writes elsewhere.
+// Removed when the fuzzer exits.
+std::string g_scratch_dir;
+
 std::shared_ptr<const PathPolicy> ScratchPolicy() {
   static const std::shared_ptr<const PathPolicy> policy = [] {
     char dir[] = "/tmp/flowvm_service_fuzzer_XXXXXX";
     if (::mkdtemp(dir) == nullptr) Fail("cannot make a scratch directory in /tmp");
+    g_scratch_dir = dir;
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(g_scratch_dir, ec);
+    });
     auto p = PathPolicy::Create({dir});
     if (!p.ok()) Fail("scratch directory: " + p.status().ToString());
     return *p;

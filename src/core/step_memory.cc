@@ -5,7 +5,7 @@ namespace flowvm {
 bool StepMemoryBudget::TryTake(int64_t bytes) {
   int64_t used = in_use_.load(std::memory_order_relaxed);
   do {
-    if (used + bytes > limit_) return false;
+    if (bytes > limit_ - used) return false;
   } while (!in_use_.compare_exchange_weak(used, used + bytes, std::memory_order_relaxed));
   return true;
 }
@@ -15,7 +15,7 @@ BudgetAllocator* BudgetAllocator::New(Allocator* base, std::shared_ptr<StepMemor
 }
 
 void* BudgetAllocator::AllocateRaw(size_t bytes, size_t* capacity) {
-  if (!budget_->TryTake(static_cast<int64_t>(bytes))) return nullptr;
+  if (bytes > static_cast<size_t>(budget_->limit()) || !budget_->TryTake(static_cast<int64_t>(bytes))) return nullptr;
   void* p = base_->AllocateRaw(bytes, capacity);
   if (p == nullptr) {
     budget_->Give(static_cast<int64_t>(bytes));
@@ -34,7 +34,8 @@ void BudgetAllocator::DeallocateRaw(void* ptr, size_t capacity) {
 }
 
 std::string BudgetAllocator::DescribeRefusal(size_t bytes) const {
-  if (budget_->in_use() + static_cast<int64_t>(bytes) <= budget_->limit()) return base_->DescribeRefusal(bytes);
+  const int64_t left = budget_->limit() - budget_->in_use();
+  if (left >= 0 && bytes <= static_cast<uint64_t>(left)) return base_->DescribeRefusal(bytes);
   return "the step already holds " + std::to_string(budget_->in_use()) + " bytes of tensors here, and its limit is " +
          std::to_string(budget_->limit()) + " (" + budget_->what() + ")";
 }

@@ -120,8 +120,10 @@ StatusOr<Tensor> Tensor::Allocate(Allocator* allocator, DataType dtype, const Te
     return errors::InvalidArgument("cannot allocate a tensor of type ", DataTypeName(dtype));
   InlineBuffer* buf = InlineBuffer::New(allocator, dtype, shape.num_elements());
   if (buf == nullptr) {
-    const std::string why = allocator->DescribeRefusal(static_cast<size_t>(
-        std::max<int64_t>(0, shape.num_elements()) * static_cast<int64_t>(ElementBytes(dtype))));
+    // Saturating: a shape may hold up to 2^62 elements.
+    const size_t n = static_cast<size_t>(std::max<int64_t>(0, shape.num_elements()));
+    const size_t elem = ElementBytes(dtype);
+    const std::string why = allocator->DescribeRefusal(elem != 0 && n > SIZE_MAX / elem ? SIZE_MAX : n * elem);
     if (!why.empty())
       return errors::ResourceExhausted("cannot allocate a ", DataTypeName(dtype), " tensor of shape ",
                                        shape.DebugString(), " (", shape.num_elements() * ElementBytes(dtype),
