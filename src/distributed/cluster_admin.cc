@@ -14,15 +14,14 @@ Status ShutdownCluster(const std::string& target, std::vector<std::string>* stop
   if (target.rfind(kScheme, 0) != 0)
     return errors::InvalidArgument("'", target, "' is not a grpc://host:port target");
   const std::string address = target.substr(sizeof(kScheme) - 1);
-  ClusterCredentials filled = credentials;
-  FLOWVM_RETURN_IF_ERROR(filled.FillFromEnvironment());
-  FLOWVM_ASSIGN_OR_RETURN(std::shared_ptr<const TransportSecurity> security, TransportSecurity::Create(filled));
+  FLOWVM_ASSIGN_OR_RETURN(std::shared_ptr<const TransportSecurity> security, TransportSecurity::Create(credentials));
   auto channel = NewChannel(address, *security);
   grpc::GenericStub stub(channel);
   WirePayload payload;
   grpc::ByteBuffer response_bytes;
   const grpc::Status result = BlockingCall(&stub, method::kShutdownCluster, payload.Seal(ShutdownClusterRequest()),
-                                           &response_bytes, std::chrono::milliseconds(ClampTimeoutMs(timeout_ms)), *security);
+                                           &response_bytes,
+                                           std::chrono::milliseconds(ClampTimeoutMs(timeout_ms)), *security);
   FLOWVM_RETURN_IF_ERROR(FromGrpcStatus(result, "the master at " + target));
   ShutdownClusterResponse response;
   WireReader reader;

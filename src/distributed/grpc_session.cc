@@ -262,7 +262,8 @@ class GrpcSession : public Session {
   Status Call(const char* method, const google::protobuf::Message& request, WirePayload* payload,
               google::protobuf::Message* response, WireReader* reader, std::chrono::milliseconds timeout) {
     grpc::ByteBuffer response_bytes;
-    const grpc::Status result = BlockingCall(&stub_, method, payload->Seal(request), &response_bytes, timeout, *security_);
+    const grpc::Status result =
+        BlockingCall(&stub_, method, payload->Seal(request), &response_bytes, timeout, *security_);
     FLOWVM_RETURN_IF_ERROR(FromGrpcStatus(result, peer_));
     return reader->Open(response_bytes, response);
   }
@@ -271,7 +272,8 @@ class GrpcSession : public Session {
   // beside a step's messages.
   GrpcRemoteWorker* Transfers() {
     std::lock_guard<std::mutex> lock(mu_);
-    if (transfers_ == nullptr) transfers_ = std::make_unique<GrpcRemoteWorker>(channel_, peer_, security_, max_message_bytes_);
+    if (transfers_ == nullptr)
+      transfers_ = std::make_unique<GrpcRemoteWorker>(channel_, peer_, security_, max_message_bytes_);
     return transfers_.get();
   }
 
@@ -307,10 +309,8 @@ class GrpcSessionFactory : public SessionFactory {
     // Credentials the options leave empty come from the environment
     // (FLOWVM_CLUSTER_TOKEN, FLOWVM_TLS_*), so every client of a secured
     // cluster works without code of its own.
-    ClusterCredentials credentials = options.credentials;
-    FLOWVM_RETURN_IF_ERROR(credentials.FillFromEnvironment());
     FLOWVM_ASSIGN_OR_RETURN(std::shared_ptr<const TransportSecurity> security,
-                            TransportSecurity::Create(credentials));
+                            TransportSecurity::Create(options.credentials));
     auto session = std::make_unique<GrpcSession>(options, address, std::move(security), graph);
     FLOWVM_RETURN_IF_ERROR(session->Connect());
     return std::unique_ptr<Session>(std::move(session));

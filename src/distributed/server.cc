@@ -49,9 +49,7 @@ class GrpcServer : public Server {
     if (!def.cluster.HasTask(def.task))
       return errors::InvalidArgument("task ", def.task.Name(), " is not in the cluster: ", def.cluster.Describe());
     FLOWVM_ASSIGN_OR_RETURN(address_, def.cluster.Address(def.task));
-    ClusterCredentials credentials = options_.credentials;
-    FLOWVM_RETURN_IF_ERROR(credentials.FillFromEnvironment());
-    FLOWVM_ASSIGN_OR_RETURN(security_, TransportSecurity::Create(credentials));
+    FLOWVM_ASSIGN_OR_RETURN(security_, TransportSecurity::Create(options_.credentials));
     FLOWVM_ASSIGN_OR_RETURN(server_credentials_, security_->ServerCredentials());
     if (!IsLoopback(address_) && !security_->tls() && !options_.insecure)
       return errors::FailedPrecondition(

@@ -36,7 +36,9 @@ bool SameSecret(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-StatusOr<std::shared_ptr<const TransportSecurity>> TransportSecurity::Create(const ClusterCredentials& c) {
+StatusOr<std::shared_ptr<const TransportSecurity>> TransportSecurity::Create(const ClusterCredentials& credentials) {
+  ClusterCredentials c = credentials;
+  FLOWVM_RETURN_IF_ERROR(c.FillFromEnvironment());
   std::shared_ptr<TransportSecurity> s(new TransportSecurity());
   if (!c.token.empty()) FLOWVM_RETURN_IF_ERROR(ValidateClusterToken(c.token, "the credentials"));
   s->token_ = c.token;

@@ -24,7 +24,9 @@ inline constexpr char kClusterTokenMetadata[] = "flowvm-cluster-token";
 
 class TransportSecurity {
  public:
-  // Reads the PEM files now: NotFound / InvalidArgument naming a file that
+  // Fills the fields `credentials` leaves empty from the environment
+  // (ClusterCredentials::FillFromEnvironment), as every server and client
+  // does, then reads the PEM files: NotFound / InvalidArgument naming a file that
   // is missing, empty or not PEM; InvalidArgument for a certificate
   // without its key or the reverse.
   static StatusOr<std::shared_ptr<const TransportSecurity>> Create(const ClusterCredentials& credentials);
