@@ -153,6 +153,13 @@ StatusOr<TrainResult> Train(Classifier& m, const Dataset& train, const Dataset& 
   // of them ends the run.
   Coordinator coord;
   for (QueueRunner* r : options.queue_runners) FLOWVM_RETURN_IF_ERROR(r->Start(&session, &coord));
+  std::unique_ptr<TrainingSummaries> summaries;
+  if (!options.summaries.logdir.empty()) {
+    Scope scope = m.root.NewSubScope("metrics");
+    Output accuracy = ops::Div(scope, ops::Cast(scope, m.correct, DT_FLOAT),
+                               ops::Cast(scope, ops::Size(scope, m.labels), DT_FLOAT));
+    FLOWVM_ASSIGN_OR_RETURN(summaries, TrainingSummaries::Create(m.root, m.loss, accuracy, options.summaries));
+  }
   std::unique_ptr<ProgressBar> bar;
   if (options.progress) bar = std::make_unique<ProgressBar>(options.steps);
   auto start = std::chrono::steady_clock::now();
@@ -160,26 +167,40 @@ StatusOr<TrainResult> Train(Classifier& m, const Dataset& train, const Dataset& 
   double loss_sum = 0;
   int64_t loss_count = 0;
   bool saved_last = false;
+  RunMetadata metadata;
   while (step < options.steps) {
+    std::vector<Output> fetches = {m.loss, m.correct};
+    std::vector<Output> summary_fetches;
+    RunOptions run_options;
+    if (summaries) {
+      summary_fetches = summaries->StepFetches(step);
+      fetches.insert(fetches.end(), summary_fetches.begin(), summary_fetches.end());
+      run_options = summaries->StepOptions(step);
+    }
+    metadata.Clear();
     if (m.inputs_have_defaults) {
-      Status s = session.Run({}, {m.loss, m.correct}, {m.train}, &out);
+      Status s = session.Run(run_options, {}, fetches, {m.train}, &out, &metadata);
       if (!s.ok()) {
         coord.ReportStatus(s);
         return coord.Join();
       }
     } else {
       FLOWVM_ASSIGN_OR_RETURN(Dataset batch, batches.Batch(step));
-      FLOWVM_RETURN_IF_ERROR(session.Run({{m.images, batch.images}, {m.labels, batch.labels}}, {m.loss, m.correct},
-                                         {m.train}, &out));
+      FLOWVM_RETURN_IF_ERROR(session.Run(run_options, {{m.images, batch.images}, {m.labels, batch.labels}}, fetches,
+                                         {m.train}, &out, &metadata));
+    }
+    examples += options.batch_size;
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (summaries) {
+      std::vector<Tensor> fetched(out.begin() + 2, out.end());
+      FLOWVM_RETURN_IF_ERROR(summaries->AfterStep(step, fetched, metadata, secs > 0 ? examples / secs : 0));
     }
     ++step;
-    examples += options.batch_size;
     double loss = out[0].scalar<float>();
     double accuracy = static_cast<double>(out[1].scalar<int32_t>()) / static_cast<double>(options.batch_size);
     // The mean loss of the last 50 steps is the run's final loss.
     if (options.steps - step < 50) loss_sum += loss, ++loss_count;
     if (bar) {
-      double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       bar->Update(step, loss, accuracy, secs > 0 ? examples / secs : 0);
     }
     saved_last = false;
@@ -197,6 +218,10 @@ StatusOr<TrainResult> Train(Classifier& m, const Dataset& train, const Dataset& 
   FLOWVM_ASSIGN_OR_RETURN(Evaluation eval, Evaluate(m, session, test));
   result.test_accuracy = eval.accuracy;
   result.test_loss = eval.loss;
+  if (summaries) {
+    FLOWVM_RETURN_IF_ERROR(summaries->AddTestResult(step, eval.accuracy, eval.loss));
+    FLOWVM_RETURN_IF_ERROR(summaries->Close());
+  }
   return result;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/datasets.h"
+#include "common/training_summaries.h"
 #include "flowvm/cc/client_session.h"
 #include "flowvm/cc/ops.h"
 #include "flowvm/cc/queue_runner.h"
@@ -73,6 +74,8 @@ struct TrainOptions {
   // Started after the variables are initialized, stopped before the test
   // (an input pipeline's; see record_pipeline.h). Not owned.
   std::vector<QueueRunner*> queue_runners;
+  // --logdir and friends: event files for `flowvm board` (logdir "": none).
+  SummaryOptions summaries;
 };
 
 struct TrainResult {

@@ -76,6 +76,17 @@ Status ParseTrainFlags(int argc, char** argv, TrainFlags* f,
     } else if (flag == "--keep") {
       FLOWVM_ASSIGN_OR_RETURN(int64_t k, ToInt(flag, value));
       f->train.keep_checkpoints = static_cast<int>(k);
+    } else if (flag == "--logdir") {
+      f->train.summaries.logdir = value;
+    } else if (flag == "--summary-every") {
+      FLOWVM_ASSIGN_OR_RETURN(f->train.summaries.summary_every, ToInt(flag, value));
+      if (f->train.summaries.summary_every < 1) return errors::InvalidArgument(flag, ": must be at least 1");
+    } else if (flag == "--histogram-every") {
+      FLOWVM_ASSIGN_OR_RETURN(f->train.summaries.histogram_every, ToInt(flag, value));
+      if (f->train.summaries.histogram_every < 0) return errors::InvalidArgument(flag, ": must be >= 0");
+    } else if (flag == "--trace-every") {
+      FLOWVM_ASSIGN_OR_RETURN(f->train.summaries.trace_every, ToInt(flag, value));
+      if (f->train.summaries.trace_every < 0) return errors::InvalidArgument(flag, ": must be >= 0");
     } else if (flag == "--min-accuracy") {
       FLOWVM_ASSIGN_OR_RETURN(f->min_accuracy, ToDouble(flag, value));
     } else {
@@ -93,11 +104,16 @@ Status ParseTrainFlags(int argc, char** argv, TrainFlags* f,
 
 int TrainAndReport(const char* program, Classifier& model, const Dataset& train, const Dataset& test,
                    const TrainFlags& flags) {
-  auto result = Train(model, train, test, flags.train);
+  TrainOptions options = flags.train;
+  options.summaries.learning_rate = flags.model.learning_rate;
+  auto result = Train(model, train, test, options);
   if (!result.ok()) {
     std::fprintf(stderr, "%s: %s\n", program, result.status().ToString().c_str());
     return 1;
   }
+  if (!options.summaries.logdir.empty())
+    std::printf("summaries: %s (watch with: flowvm board --logdir %s)\n", options.summaries.logdir.c_str(),
+                options.summaries.logdir.c_str());
   if (result->resumed_from_step >= 0)
     std::printf("resumed from step %lld\n", static_cast<long long>(result->resumed_from_step));
   // The test loss has enough digits that a resumed run can be compared with

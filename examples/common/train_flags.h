@@ -2,6 +2,8 @@
 //   --steps N  --batch N  --lr X  --optimizer sgd|momentum|adam|adagrad|rmsprop  --seed N
 //   --threads N  --cpu-devices N  --checkpoint-dir DIR  --save-every N  --save-every-secs S
 //   --keep N  --min-accuracy F  --no-progress
+//   --logdir DIR  --summary-every N  --histogram-every N  --trace-every N
+//     (event files for `flowvm board`; see training_summaries.h)
 // plus program-specific ones handled by `extra`. Errors are InvalidArgument
 // naming the flag.
 #ifndef FLOWVM_EXAMPLES_COMMON_TRAIN_FLAGS_H_

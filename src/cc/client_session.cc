@@ -49,6 +49,12 @@ Status ClientSession::Run(const FeedType& feeds, const std::vector<Output>& fetc
 Status ClientSession::Run(const FeedType& feeds, const std::vector<Output>& fetches,
                           const std::vector<Operation>& targets, std::vector<Tensor>* outputs,
                           RunStats* stats) const {
+  return Run(RunOptions(), feeds, fetches, targets, outputs, nullptr, stats);
+}
+
+Status ClientSession::Run(const RunOptions& run_options, const FeedType& feeds, const std::vector<Output>& fetches,
+                          const std::vector<Operation>& targets, std::vector<Tensor>* outputs,
+                          RunMetadata* metadata, RunStats* stats) const {
   Session* session = nullptr;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -80,7 +86,7 @@ Status ClientSession::Run(const FeedType& feeds, const std::vector<Output>& fetc
     FLOWVM_RETURN_IF_ERROR(check(t.node(), "target Operation"));
     target_names.push_back(t.name());
   }
-  return session->Run(feed_list, fetch_names, target_names, outputs, stats);
+  return session->Run(run_options, feed_list, fetch_names, target_names, outputs, metadata, stats);
 }
 
 }  // namespace flowvm

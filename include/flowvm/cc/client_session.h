@@ -34,6 +34,13 @@ class ClientSession {
   // `targets` run for their effects (training ops, initializers, savers).
   Status Run(const FeedType& feeds, const std::vector<Output>& fetches, const std::vector<Operation>& targets,
              std::vector<Tensor>* outputs, RunStats* stats = nullptr) const;
+  // The same with TensorFlow's RunOptions (timeout_in_ms, trace_level,
+  // output_partition_graphs); `metadata` (may be null) receives the step
+  // statistics and partition graphs they ask for, e.g. for a board's trace
+  // (SummaryWriter::AddRunMetadata).
+  Status Run(const RunOptions& run_options, const FeedType& feeds, const std::vector<Output>& fetches,
+             const std::vector<Operation>& targets, std::vector<Tensor>* outputs, RunMetadata* metadata,
+             RunStats* stats = nullptr) const;
 
   // Creates the session now (Run otherwise does it first), or sends it the
   // nodes added since. For a cluster target this blocks until the master

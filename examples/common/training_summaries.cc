@@ -1,0 +1,76 @@
+#include "common/training_summaries.h"
+
+#include <utility>
+
+#include "flowvm/cc/training.h"
+
+namespace flowvm::examples {
+
+StatusOr<std::unique_ptr<TrainingSummaries>> TrainingSummaries::Create(const Scope& root, Output loss,
+                                                                       Output accuracy,
+                                                                       const SummaryOptions& options) {
+  if (options.summary_every < 1)
+    return errors::InvalidArgument("--summary-every must be >= 1, got ", options.summary_every);
+  if (options.histogram_every < 0 || options.trace_every < 0)
+    return errors::InvalidArgument("--histogram-every and --trace-every must be >= 0");
+  std::unique_ptr<TrainingSummaries> s(new TrainingSummaries());
+  s->options_ = options;
+  Scope scope = root.NewSubScope("summaries");
+  auto loss_summary = ops::ScalarSummary(scope, ops::Const(scope, std::string("loss")), loss);
+  auto accuracy_summary = ops::ScalarSummary(scope, ops::Const(scope, std::string("accuracy")), accuracy);
+  s->scalars_ = ops::MergeSummary(scope, {loss_summary.summary, accuracy_summary.summary});
+  std::vector<Output> histograms;
+  for (const Variable& v : TrainableVariables(root)) {
+    histograms.push_back(
+        ops::HistogramSummary(scope, ops::Const(scope, "weights/" + v.name()), v.value()).summary);
+  }
+  if (!histograms.empty()) s->histograms_ = ops::MergeSummary(scope.WithOpName("weights"), histograms);
+  FLOWVM_RETURN_IF_ERROR(root.status());
+  FLOWVM_ASSIGN_OR_RETURN(s->writer_, SummaryWriter::Create(options.logdir));
+  GraphDef graph;
+  FLOWVM_RETURN_IF_ERROR(root.ToGraphDef(&graph));
+  FLOWVM_RETURN_IF_ERROR(s->writer_->AddGraph(graph));
+  return s;
+}
+
+std::vector<Output> TrainingSummaries::StepFetches(int64_t step) const {
+  std::vector<Output> fetches;
+  if (Due(step, options_.summary_every)) fetches.push_back(scalars_);
+  if (histograms_.node() != nullptr && Due(step, options_.histogram_every)) fetches.push_back(histograms_);
+  return fetches;
+}
+
+RunOptions TrainingSummaries::StepOptions(int64_t step) const {
+  RunOptions run_options;
+  // Step 0 is the first step, slower than the rest (it prepares the graph):
+  // the first trace is taken at the first multiple of trace_every after it.
+  if (step > 0 && Due(step, options_.trace_every)) {
+    run_options.set_trace_level(RunOptions::FULL_TRACE);
+    run_options.set_output_partition_graphs(true);
+  }
+  return run_options;
+}
+
+Status TrainingSummaries::AfterStep(int64_t step, const std::vector<Tensor>& fetched, const RunMetadata& metadata,
+                                    double examples_per_sec) {
+  for (const Tensor& t : fetched) {
+    FLOWVM_RETURN_IF_ERROR(writer_->AddSerializedSummary(t.scalar<std::string>(), step));
+  }
+  if (Due(step, options_.summary_every)) {
+    FLOWVM_RETURN_IF_ERROR(writer_->AddScalar("learning_rate", options_.learning_rate, step));
+    if (examples_per_sec > 0) FLOWVM_RETURN_IF_ERROR(writer_->AddScalar("examples_per_sec", examples_per_sec, step));
+  }
+  if (metadata.has_step_stats()) {
+    FLOWVM_RETURN_IF_ERROR(writer_->AddRunMetadata("step_" + std::to_string(step), metadata, step));
+  }
+  return Status::OK();
+}
+
+Status TrainingSummaries::AddTestResult(int64_t step, double accuracy, double loss) {
+  FLOWVM_RETURN_IF_ERROR(writer_->AddScalar("test_accuracy", accuracy, step));
+  return writer_->AddScalar("test_loss", loss, step);
+}
+
+Status TrainingSummaries::Close() { return writer_->Close(); }
+
+}  // namespace flowvm::examples

@@ -1,0 +1,76 @@
+// TrainingSummaries: what a training example writes for `flowvm board` (and
+// TensorBoard) when given --logdir DIR:
+// - the graph, once, at the start;
+// - "loss" and "accuracy" every --summary-every steps (default 1), from
+//   ScalarSummary ops in the graph, merged by MergeSummary and fetched with
+//   the training step;
+// - "learning_rate" and "examples_per_sec" with them, from the client;
+// - a histogram of every trainable variable ("weights/<name>") every
+//   --histogram-every steps (default 50), from HistogramSummary ops;
+// - the RunMetadata (step statistics of every device, partition graphs) of
+//   one step every --trace-every steps (default 100; 0: never), tagged
+//   "step_<N>", for the board's trace view;
+// - "test_accuracy" and "test_loss" at the end.
+// The writer's file is events.out.tfevents.<time>.<host> in DIR.
+//
+// Use: Create before the session's first Run; each step, add StepFetches to
+// the fetches and run with StepOptions, then call AfterStep with the extra
+// fetched tensors. Not thread-safe: one training loop.
+#ifndef FLOWVM_EXAMPLES_COMMON_TRAINING_SUMMARIES_H_
+#define FLOWVM_EXAMPLES_COMMON_TRAINING_SUMMARIES_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "flowvm/cc/ops.h"
+#include "flowvm/cc/scope.h"
+#include "flowvm/config.pb.h"
+#include "flowvm/summary_writer.h"
+
+namespace flowvm::examples {
+
+struct SummaryOptions {
+  std::string logdir;  // "": write nothing
+  int64_t summary_every = 1;
+  int64_t histogram_every = 50;
+  int64_t trace_every = 100;
+  double learning_rate = 0;  // reported as "learning_rate"
+};
+
+class TrainingSummaries {
+ public:
+  // Adds the summary ops to `root` (under the name scope "summaries"):
+  // scalars of `loss` and `accuracy` (float scalars) and histograms of the
+  // trainable variables. Creates the event file and writes the graph.
+  static StatusOr<std::unique_ptr<TrainingSummaries>> Create(const Scope& root, Output loss, Output accuracy,
+                                                             const SummaryOptions& options);
+
+  // Tensors to fetch beside the step's own for global step `step` (the
+  // value before the step runs); empty when nothing is due.
+  std::vector<Output> StepFetches(int64_t step) const;
+  // Traced options when a trace is due at `step`, defaults otherwise.
+  RunOptions StepOptions(int64_t step) const;
+  // `fetched` holds StepFetches(step)'s tensors, in order; `metadata` what
+  // the Run with StepOptions(step) returned.
+  Status AfterStep(int64_t step, const std::vector<Tensor>& fetched, const RunMetadata& metadata,
+                   double examples_per_sec);
+  Status AddTestResult(int64_t step, double accuracy, double loss);
+  Status Close();
+
+  const std::string& path() const { return writer_->path(); }
+
+ private:
+  TrainingSummaries() = default;
+  bool Due(int64_t step, int64_t every) const { return every > 0 && step % every == 0; }
+
+  SummaryOptions options_;
+  Output scalars_;     // merged ScalarSummary of loss and accuracy
+  Output histograms_;  // merged HistogramSummary of the weights (may be unset)
+  std::unique_ptr<SummaryWriter> writer_;
+};
+
+}  // namespace flowvm::examples
+
+#endif  // FLOWVM_EXAMPLES_COMMON_TRAINING_SUMMARIES_H_
