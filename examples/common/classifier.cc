@@ -155,10 +155,7 @@ StatusOr<TrainResult> Train(Classifier& m, const Dataset& train, const Dataset& 
   for (QueueRunner* r : options.queue_runners) FLOWVM_RETURN_IF_ERROR(r->Start(&session, &coord));
   std::unique_ptr<TrainingSummaries> summaries;
   if (!options.summaries.logdir.empty()) {
-    Scope scope = m.root.NewSubScope("metrics");
-    Output accuracy = ops::Div(scope, ops::Cast(scope, m.correct, DT_FLOAT),
-                               ops::Cast(scope, ops::Size(scope, m.labels), DT_FLOAT));
-    FLOWVM_ASSIGN_OR_RETURN(summaries, TrainingSummaries::Create(m.root, m.loss, accuracy, options.summaries));
+    FLOWVM_ASSIGN_OR_RETURN(summaries, TrainingSummaries::Create(m.root, options.summaries));
   }
   std::unique_ptr<ProgressBar> bar;
   if (options.progress) bar = std::make_unique<ProgressBar>(options.steps);
@@ -170,10 +167,9 @@ StatusOr<TrainResult> Train(Classifier& m, const Dataset& train, const Dataset& 
   RunMetadata metadata;
   while (step < options.steps) {
     std::vector<Output> fetches = {m.loss, m.correct};
-    std::vector<Output> summary_fetches;
     RunOptions run_options;
     if (summaries) {
-      summary_fetches = summaries->StepFetches(step);
+      std::vector<Output> summary_fetches = summaries->StepFetches(step);
       fetches.insert(fetches.end(), summary_fetches.begin(), summary_fetches.end());
       run_options = summaries->StepOptions(step);
     }
@@ -191,13 +187,14 @@ StatusOr<TrainResult> Train(Classifier& m, const Dataset& train, const Dataset& 
     }
     examples += options.batch_size;
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (summaries) {
-      std::vector<Tensor> fetched(out.begin() + 2, out.end());
-      FLOWVM_RETURN_IF_ERROR(summaries->AfterStep(step, fetched, metadata, secs > 0 ? examples / secs : 0));
-    }
-    ++step;
     double loss = out[0].scalar<float>();
     double accuracy = static_cast<double>(out[1].scalar<int32_t>()) / static_cast<double>(options.batch_size);
+    if (summaries) {
+      std::vector<Tensor> fetched(out.begin() + 2, out.end());
+      FLOWVM_RETURN_IF_ERROR(summaries->AfterStep(step, {loss, accuracy, secs > 0 ? examples / secs : 0}, fetched,
+                                                  metadata));
+    }
+    ++step;
     // The mean loss of the last 50 steps is the run's final loss.
     if (options.steps - step < 50) loss_sum += loss, ++loss_count;
     if (bar) {

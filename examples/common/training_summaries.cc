@@ -6,8 +6,7 @@
 
 namespace flowvm::examples {
 
-StatusOr<std::unique_ptr<TrainingSummaries>> TrainingSummaries::Create(const Scope& root, Output loss,
-                                                                       Output accuracy,
+StatusOr<std::unique_ptr<TrainingSummaries>> TrainingSummaries::Create(const Scope& root,
                                                                        const SummaryOptions& options) {
   if (options.summary_every < 1)
     return errors::InvalidArgument("--summary-every must be >= 1, got ", options.summary_every);
@@ -16,9 +15,6 @@ StatusOr<std::unique_ptr<TrainingSummaries>> TrainingSummaries::Create(const Sco
   std::unique_ptr<TrainingSummaries> s(new TrainingSummaries());
   s->options_ = options;
   Scope scope = root.NewSubScope("summaries");
-  auto loss_summary = ops::ScalarSummary(scope, ops::Const(scope, std::string("loss")), loss);
-  auto accuracy_summary = ops::ScalarSummary(scope, ops::Const(scope, std::string("accuracy")), accuracy);
-  s->scalars_ = ops::MergeSummary(scope, {loss_summary.summary, accuracy_summary.summary});
   std::vector<Output> histograms;
   for (const Variable& v : TrainableVariables(root)) {
     histograms.push_back(
@@ -35,7 +31,6 @@ StatusOr<std::unique_ptr<TrainingSummaries>> TrainingSummaries::Create(const Sco
 
 std::vector<Output> TrainingSummaries::StepFetches(int64_t step) const {
   std::vector<Output> fetches;
-  if (Due(step, options_.summary_every)) fetches.push_back(scalars_);
   if (histograms_.node() != nullptr && Due(step, options_.histogram_every)) fetches.push_back(histograms_);
   return fetches;
 }
@@ -51,14 +46,17 @@ RunOptions TrainingSummaries::StepOptions(int64_t step) const {
   return run_options;
 }
 
-Status TrainingSummaries::AfterStep(int64_t step, const std::vector<Tensor>& fetched, const RunMetadata& metadata,
-                                    double examples_per_sec) {
+Status TrainingSummaries::AfterStep(int64_t step, const StepResult& result, const std::vector<Tensor>& fetched,
+                                    const RunMetadata& metadata) {
   for (const Tensor& t : fetched) {
     FLOWVM_RETURN_IF_ERROR(writer_->AddSerializedSummary(t.scalar<std::string>(), step));
   }
   if (Due(step, options_.summary_every)) {
+    FLOWVM_RETURN_IF_ERROR(writer_->AddScalar("loss", result.loss, step));
+    FLOWVM_RETURN_IF_ERROR(writer_->AddScalar("accuracy", result.accuracy, step));
     FLOWVM_RETURN_IF_ERROR(writer_->AddScalar("learning_rate", options_.learning_rate, step));
-    if (examples_per_sec > 0) FLOWVM_RETURN_IF_ERROR(writer_->AddScalar("examples_per_sec", examples_per_sec, step));
+    if (result.examples_per_sec > 0)
+      FLOWVM_RETURN_IF_ERROR(writer_->AddScalar("examples_per_sec", result.examples_per_sec, step));
   }
   if (metadata.has_step_stats()) {
     FLOWVM_RETURN_IF_ERROR(writer_->AddRunMetadata("step_" + std::to_string(step), metadata, step));

@@ -1,12 +1,13 @@
 // TrainingSummaries: what a training example writes for `flowvm board` (and
 // TensorBoard) when given --logdir DIR:
 // - the graph, once, at the start;
-// - "loss" and "accuracy" every --summary-every steps (default 1), from
-//   ScalarSummary ops in the graph, merged by MergeSummary and fetched with
-//   the training step;
-// - "learning_rate" and "examples_per_sec" with them, from the client;
+// - "loss", "accuracy", "learning_rate" and "examples_per_sec" every
+//   --summary-every steps (default 1), from what the step fetched anyway:
+//   no graph work, so a summary every step costs well under 2% of the
+//   digits step (bench/run_summary_bench.sh);
 // - a histogram of every trainable variable ("weights/<name>") every
-//   --histogram-every steps (default 50), from HistogramSummary ops;
+//   --histogram-every steps (default 100), from HistogramSummary ops in the
+//   graph, merged by MergeSummary and fetched with the training step;
 // - the RunMetadata (step statistics of every device, partition graphs) of
 //   one step every --trace-every steps (default 100; 0: never), tagged
 //   "step_<N>", for the board's trace view;
@@ -34,28 +35,30 @@ namespace flowvm::examples {
 struct SummaryOptions {
   std::string logdir;  // "": write nothing
   int64_t summary_every = 1;
-  int64_t histogram_every = 50;
+  int64_t histogram_every = 100;
   int64_t trace_every = 100;
   double learning_rate = 0;  // reported as "learning_rate"
 };
 
 class TrainingSummaries {
  public:
-  // Adds the summary ops to `root` (under the name scope "summaries"):
-  // scalars of `loss` and `accuracy` (float scalars) and histograms of the
-  // trainable variables. Creates the event file and writes the graph.
-  static StatusOr<std::unique_ptr<TrainingSummaries>> Create(const Scope& root, Output loss, Output accuracy,
-                                                             const SummaryOptions& options);
+  // Adds the histogram ops of the trainable variables to `root` (under the
+  // name scope "summaries"), creates the event file and writes the graph.
+  static StatusOr<std::unique_ptr<TrainingSummaries>> Create(const Scope& root, const SummaryOptions& options);
 
   // Tensors to fetch beside the step's own for global step `step` (the
   // value before the step runs); empty when nothing is due.
   std::vector<Output> StepFetches(int64_t step) const;
   // Traced options when a trace is due at `step`, defaults otherwise.
   RunOptions StepOptions(int64_t step) const;
-  // `fetched` holds StepFetches(step)'s tensors, in order; `metadata` what
-  // the Run with StepOptions(step) returned.
-  Status AfterStep(int64_t step, const std::vector<Tensor>& fetched, const RunMetadata& metadata,
-                   double examples_per_sec);
+  // The step's results: its mean loss and batch accuracy, the throughput so
+  // far, StepFetches(step)'s tensors in order, and what the Run with
+  // StepOptions(step) returned in `metadata`.
+  struct StepResult {
+    double loss = 0, accuracy = 0, examples_per_sec = 0;
+  };
+  Status AfterStep(int64_t step, const StepResult& result, const std::vector<Tensor>& fetched,
+                   const RunMetadata& metadata);
   Status AddTestResult(int64_t step, double accuracy, double loss);
   Status Close();
 
@@ -66,7 +69,6 @@ class TrainingSummaries {
   bool Due(int64_t step, int64_t every) const { return every > 0 && step % every == 0; }
 
   SummaryOptions options_;
-  Output scalars_;     // merged ScalarSummary of loss and accuracy
   Output histograms_;  // merged HistogramSummary of the weights (may be unset)
   std::unique_ptr<SummaryWriter> writer_;
 };
