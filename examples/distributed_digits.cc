@@ -112,6 +112,10 @@ model and training flags:
   --threads N        local: session threads (default: one per core)
   --cpu-devices N    local: CPU devices of the session (default 1)
   --min-accuracy F   exit 1 if the test accuracy is below F (a fraction)
+  --logdir DIR       event files for `flowvm board` (the chief writes them: the sync client,
+                     or async worker 0): loss, accuracy, learning rate, examples/s every
+                     --summary-every N steps (1), weight histograms every --histogram-every N
+                     (100), a step trace every --trace-every N (100; 0: none)
   --data FILE        the digits (default: python3-sklearn's digits.csv.gz)
   --no-progress      no progress bar
   --help             this text
@@ -479,6 +483,20 @@ StatusOr<ClientSession::FeedType> StepFeeds(const Model& m, BatchIterator& batch
 
 // --mode sync under the supervisor: step N (1-based) trains on the batch of
 // global step N - 1, as an unsupervised run does, so faults change nothing.
+// --logdir: the summaries of flowvm_digits (training_summaries.h).
+StatusOr<std::unique_ptr<TrainingSummaries>> MakeSummaries(const Flags& f, const Model& m) {
+  if (f.train.train.summaries.logdir.empty()) return std::unique_ptr<TrainingSummaries>();
+  SummaryOptions o = f.train.train.summaries;
+  o.learning_rate = f.train.model.learning_rate;
+  return TrainingSummaries::Create(m.root, o);
+}
+
+Status CloseSummaries(TrainingSummaries* summaries, const Result& r) {
+  if (summaries == nullptr) return Status::OK();
+  FLOWVM_RETURN_IF_ERROR(summaries->AddTestResult(r.global_step, r.test.accuracy, r.test.loss));
+  return summaries->Close();
+}
+
 StatusOr<Result> RunSupervised(const Flags& f, const Model& m, const Dataset& train, const Dataset& test) {
   SupervisorOptions o;
   o.session = ClusterSessionOptions(f);
@@ -502,19 +520,33 @@ StatusOr<Result> RunSupervised(const Flags& f, const Model& m, const Dataset& tr
   const auto start = std::chrono::steady_clock::now();
   std::vector<Output> fetches = {m.loss};
   fetches.insert(fetches.end(), m.correct.begin(), m.correct.end());
+  const size_t step_fetches = fetches.size();
+  FLOWVM_ASSIGN_OR_RETURN(std::unique_ptr<TrainingSummaries> summaries, MakeSummaries(f, m));
   Status s = supervisor.Train(f.train.train.steps, [&](ClientSession& session, int64_t step) -> Status {
     FLOWVM_ASSIGN_OR_RETURN(ClientSession::FeedType feeds, StepFeeds(m, batches, train, step - 1, batch_size));
     std::vector<Tensor> out;
-    FLOWVM_RETURN_IF_ERROR(session.Run(feeds, fetches, {m.train}, &out));
+    std::vector<Output> all = fetches;
+    RunOptions run_options;
+    RunMetadata metadata;
+    if (summaries) {
+      std::vector<Output> more = summaries->StepFetches(step - 1);
+      all.insert(all.end(), more.begin(), more.end());
+      run_options = summaries->StepOptions(step - 1);
+    }
+    FLOWVM_RETURN_IF_ERROR(session.Run(run_options, feeds, all, {m.train}, &out, &metadata));
     ++r.local_steps;
     r.last_loss = out[0].scalar<float>();
-    if (bar) {
-      int64_t correct = 0;
-      for (size_t i = 1; i < out.size(); ++i) correct += out[i].scalar<int32_t>();
-      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      bar->Update(step, r.last_loss, static_cast<double>(correct) / static_cast<double>(batch_size),
-                  secs > 0 ? static_cast<double>(r.local_steps * batch_size) / secs : 0);
+    int64_t correct = 0;
+    for (size_t i = 1; i < step_fetches; ++i) correct += out[i].scalar<int32_t>();
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double accuracy = static_cast<double>(correct) / static_cast<double>(batch_size);
+    const double examples_per_sec = secs > 0 ? static_cast<double>(r.local_steps * batch_size) / secs : 0;
+    if (summaries) {
+      std::vector<Tensor> fetched(out.begin() + static_cast<std::ptrdiff_t>(step_fetches), out.end());
+      FLOWVM_RETURN_IF_ERROR(
+          summaries->AfterStep(step - 1, {r.last_loss, accuracy, examples_per_sec}, fetched, metadata));
     }
+    if (bar) bar->Update(step, r.last_loss, accuracy, examples_per_sec);
     return Status::OK();
   });
   if (bar) bar->Finish();
@@ -543,6 +575,7 @@ StatusOr<Result> RunSupervised(const Flags& f, const Model& m, const Dataset& tr
   });
   report();
   FLOWVM_RETURN_IF_ERROR(s);
+  FLOWVM_RETURN_IF_ERROR(CloseSummaries(summaries.get(), r));
   r.evaluated = true;
   if (r.global_step != f.train.train.steps)
     return errors::Internal("the global step is ", r.global_step, " after ", f.train.train.steps,
@@ -606,10 +639,25 @@ StatusOr<Result> Run(const Flags& f, const Dataset& train, const Dataset& test) 
   const auto start = std::chrono::steady_clock::now();
   std::vector<Output> fetches = {m.loss, m.params.global_step};
   fetches.insert(fetches.end(), m.correct.begin(), m.correct.end());
+  const size_t step_fetches = fetches.size();
+  // Only the chief writes summaries (one event file per run, however many
+  // workers train).
+  std::unique_ptr<TrainingSummaries> summaries;
+  if (chief) FLOWVM_ASSIGN_OR_RETURN(summaries, MakeSummaries(f, m));
+  RunMetadata metadata;
   while (r.global_step < f.train.train.steps) {
     const int64_t batch_step = f.mode == Mode::kAsync ? r.local_steps : r.global_step;
     FLOWVM_ASSIGN_OR_RETURN(ClientSession::FeedType feeds, StepFeeds(m, batches, train, batch_step, batch_size));
-    FLOWVM_RETURN_IF_ERROR(session.Run(feeds, fetches, {m.train}, &out));
+    std::vector<Output> all = fetches;
+    RunOptions run_options;
+    const int64_t summary_step = r.global_step;
+    if (summaries) {
+      std::vector<Output> more = summaries->StepFetches(summary_step);
+      all.insert(all.end(), more.begin(), more.end());
+      run_options = summaries->StepOptions(summary_step);
+    }
+    metadata.Clear();
+    FLOWVM_RETURN_IF_ERROR(session.Run(run_options, feeds, all, {m.train}, &out, &metadata));
     ++r.local_steps;
     r.last_loss = out[0].scalar<float>();
     // The global step as read during the step: this worker's increment may
@@ -617,13 +665,16 @@ StatusOr<Result> Run(const Flags& f, const Dataset& train, const Dataset& test) 
     const int64_t seen = out[1].scalar<int64_t>();
     r.global_step = f.mode == Mode::kAsync ? std::max(seen, r.global_step + 1) : r.global_step + 1;
     int64_t correct = 0;
-    for (size_t i = 2; i < out.size(); ++i) correct += out[i].scalar<int32_t>();
-    if (bar) {
-      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      bar->Update(std::min(r.global_step, f.train.train.steps), r.last_loss,
-                  static_cast<double>(correct) / static_cast<double>(batch_size),
-                  secs > 0 ? static_cast<double>(r.local_steps * batch_size) / secs : 0);
+    for (size_t i = 2; i < step_fetches; ++i) correct += out[i].scalar<int32_t>();
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double accuracy = static_cast<double>(correct) / static_cast<double>(batch_size);
+    const double examples_per_sec = secs > 0 ? static_cast<double>(r.local_steps * batch_size) / secs : 0;
+    if (summaries) {
+      std::vector<Tensor> fetched(out.begin() + static_cast<std::ptrdiff_t>(step_fetches), out.end());
+      FLOWVM_RETURN_IF_ERROR(
+          summaries->AfterStep(summary_step, {r.last_loss, accuracy, examples_per_sec}, fetched, metadata));
     }
+    if (bar) bar->Update(std::min(r.global_step, f.train.train.steps), r.last_loss, accuracy, examples_per_sec);
   }
   if (bar) bar->Finish();
   if (chief) {
@@ -632,6 +683,7 @@ StatusOr<Result> Run(const Flags& f, const Dataset& train, const Dataset& test) 
     r.evaluated = true;
     FLOWVM_RETURN_IF_ERROR(session.Run({m.params.global_step}, &out));
     r.global_step = out[0].scalar<int64_t>();
+    FLOWVM_RETURN_IF_ERROR(CloseSummaries(summaries.get(), r));
   }
   return r;
 }
