@@ -43,10 +43,10 @@ for ((r = 0; r < runs; ++r)); do
       scalars) args+=(--logdir "$tmp/logs/$config-$r" --summary-every 1 --histogram-every 0 --trace-every 0) ;;
       default) args+=(--logdir "$tmp/logs/$config-$r") ;;
     esac
-    start=$(date +%s.%N)
-    "$digits_bin" "${args[@]}" > /dev/null
-    end=$(date +%s.%N)
-    echo "$config $start $end" >> "$timings"
+    # "training: N steps in X s (Y us/step)": the loop alone, no setup.
+    secs=$("$digits_bin" "${args[@]}" | sed -n 's/^training: [0-9]* steps in \([0-9.]*\) s.*/\1/p')
+    [[ -n $secs ]] || { echo "run_summary_bench.sh: no 'training:' line from $digits_bin" >&2; exit 1; }
+    echo "$config $secs" >> "$timings"
   done
 done
 events=$(find "$tmp/logs/scalars-0" -name 'events.out.tfevents.*' -printf '%s')
@@ -56,8 +56,8 @@ import statistics, sys
 path, steps, runs, events = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 times = {}
 for line in open(path):
-    config, start, end = line.split()
-    times.setdefault(config, []).append(float(end) - float(start))
+    config, secs = line.split()
+    times.setdefault(config, []).append(float(secs))
 base = statistics.median(times["none"])
 print(f"digits MLP, {steps} steps, {runs} runs of each, alternating (medians):")
 print(f"  {'configuration':<40} {'seconds':>8} {'us/step':>8} {'overhead':>9}")

@@ -206,6 +206,7 @@ StatusOr<TrainResult> Train(Classifier& m, const Dataset& train, const Dataset& 
       saved_last = !saved.empty();
     }
   }
+  result.train_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (bar) bar->Finish();
   FLOWVM_RETURN_IF_ERROR(coord.Join());
   if (!options.checkpoint_dir.empty() && !saved_last)

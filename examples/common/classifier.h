@@ -82,6 +82,7 @@ struct TrainResult {
   int64_t resumed_from_step = -1;  // -1: started fresh
   int64_t steps = 0;               // global step at the end
   double final_loss = 0;           // mean training loss of the last (up to 50) steps run
+  double train_seconds = 0;        // the training loop's wall time (no setup, no test)
   double test_accuracy = 0;        // fraction of `test` classified right
   double test_loss = 0;            // mean loss over `test`
 };

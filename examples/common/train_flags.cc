@@ -1,5 +1,6 @@
 #include "common/train_flags.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -120,6 +121,10 @@ int TrainAndReport(const char* program, Classifier& model, const Dataset& train,
   // an uninterrupted one exactly.
   std::printf("test accuracy: %.2f%% (%lld examples), test loss %.8f, %lld steps\n", 100 * result->test_accuracy,
               static_cast<long long>(test.size()), result->test_loss, static_cast<long long>(result->steps));
+  const int64_t ran = result->steps - std::max<int64_t>(result->resumed_from_step, 0);
+  if (ran > 0)
+    std::printf("training: %lld steps in %.3f s (%.2f us/step)\n", static_cast<long long>(ran),
+                result->train_seconds, 1e6 * result->train_seconds / static_cast<double>(ran));
   if (result->test_accuracy < flags.min_accuracy) {
     std::fprintf(stderr, "%s: test accuracy %.2f%% is below --min-accuracy %.2f%%\n", program,
                  100 * result->test_accuracy, 100 * flags.min_accuracy);
