@@ -275,38 +275,51 @@ TEST_F(SummaryWriterTest, AnUnwritableLogdirIsAnError) {
 // full disk) makes a write fail; the error is ResourceExhausted naming the
 // file, the file is cut back to whole records, and writing goes on once
 // there is room again.
-void WriteIntoAFileSizeLimit(const std::string& dir) {
+// Returns 0, or the number of the first check that failed.
+int WriteIntoAFileSizeLimit(const std::string& dir) {
   ::signal(SIGXFSZ, SIG_IGN);
   auto w = SummaryWriter::Create(dir, {.flush_interval_ms = 0, .max_queue = 1000, .filename_suffix = ""});
-  if (!w.ok()) _exit(10);
-  if (!(*w)->AddScalar("small", 1, 1).ok() || !(*w)->Flush().ok()) _exit(11);
+  if (!w.ok()) return 10;
+  if (!(*w)->AddScalar("small", 1, 1).ok() || !(*w)->Flush().ok()) return 11;
   const uintmax_t good = fs::file_size((*w)->path());
   struct rlimit old_limit;
   ::getrlimit(RLIMIT_FSIZE, &old_limit);
   struct rlimit limit = old_limit;
   limit.rlim_cur = good + 100;
-  if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(12);
+  if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) return 12;
   std::vector<float> big(4096, 1.0f);
   for (int i = 0; i < 4096; ++i) big[i] = static_cast<float>(i);
-  if (!(*w)->AddHistogram("big", Tensor::FromVector<float>(big), 2).ok()) _exit(13);
+  if (!(*w)->AddHistogram("big", Tensor::FromVector<float>(big), 2).ok()) return 13;
   for (int i = 0; i < 20; ++i) (*w)->AddScalar("lost", i, 3).IgnoreError();
   Status s = (*w)->Flush();
-  if (s.code() != Code::kResourceExhausted) _exit(14);
-  if (s.message().find((*w)->path()) == std::string::npos) _exit(15);
-  if (s.message().find("21 summary events lost") == std::string::npos) _exit(16);
-  if (fs::file_size((*w)->path()) != good) _exit(17);
+  if (s.code() != Code::kResourceExhausted) return 14;
+  if (s.message().find((*w)->path()) == std::string::npos) return 15;
+  if (s.message().find("21 summary events lost") == std::string::npos) return 16;
+  if (fs::file_size((*w)->path()) != good) return 17;
   limit.rlim_cur = old_limit.rlim_cur;
-  if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(18);
-  if (!(*w)->AddScalar("after", 4, 4).ok() || !(*w)->Close().ok()) _exit(19);
+  if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) return 18;
+  if (!(*w)->AddScalar("after", 4, 4).ok() || !(*w)->Close().ok()) return 19;
   Status tail;
   std::vector<Event> ev = ReadEvents((*w)->path(), &tail);
-  if (ev.size() != 3 || ev[2].summary().value(0).tag() != "after") _exit(20);
-  if (tail.code() != Code::kOutOfRange) _exit(21);
-  _exit(0);
+  if (ev.size() != 3 || ev[2].summary().value(0).tag() != "after") return 20;
+  if (tail.code() != Code::kOutOfRange) return 21;
+  return 0;
+}
+
+// The child's exit: its own temporary directory (made by its SetUp) is
+// removed first, since _exit skips TearDown.
+void ExitAfterFileSizeLimitCheck(const std::string& dir) {
+  const int code = WriteIntoAFileSizeLimit(dir);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  _exit(code);
 }
 
 TEST_F(SummaryWriterTest, AFailedWriteIsReportedAndUndone) {
-  EXPECT_EXIT(WriteIntoAFileSizeLimit(dir_), ::testing::ExitedWithCode(0), "");
+  // Re-executed rather than forked: earlier tests leave threads behind
+  // (the global timer), and a forked child must not depend on their locks.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(ExitAfterFileSizeLimitCheck(dir_), ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace
