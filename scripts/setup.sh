@@ -18,6 +18,7 @@ packages=(
   openssl                       # throwaway CAs and certificates of the TLS tests
   libeigen3-dev libopenblas-dev libdnnl-dev
   libisal-dev                   # CRC32C for checkpoints and summaries
+  libpng-dev                    # PNG images of ImageSummary
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-numpy
   zlib1g-dev                    # reading the gzip'd example datasets

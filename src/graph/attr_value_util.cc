@@ -5,11 +5,22 @@
 #include <cmath>
 #include <cstdlib>
 
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
 #include <google/protobuf/util/message_differencer.h>
 
 namespace flowvm {
 
 namespace {
+
+// Keeps the text parser's first complaint for the error (instead of logging).
+class FirstTextError : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string& message) override {
+    if (first.empty()) first = message;
+  }
+  std::string first;
+};
 
 const char* const kScalarTypes[] = {"string", "int", "float", "bool", "type", "shape", "tensor", "func"};
 
@@ -97,15 +108,15 @@ Status ParseShape(std::string_view text, TensorShapeProto* out) {
 
 Status ParseScalar(std::string_view type, std::string_view text, AttrValue* out) {
   if (type == "int") {
-    int64_t v;
+    int64_t v = 0;
     FLOWVM_RETURN_IF_ERROR(ParseInt(text, &v));
     out->set_i(v);
   } else if (type == "float") {
-    float v;
+    float v = 0;
     FLOWVM_RETURN_IF_ERROR(ParseFloat(text, &v));
     out->set_f(v);
   } else if (type == "bool") {
-    bool v;
+    bool v = false;
     FLOWVM_RETURN_IF_ERROR(ParseBool(text, &v));
     out->set_b(v);
   } else if (type == "string") {
@@ -115,6 +126,19 @@ Status ParseScalar(std::string_view type, std::string_view text, AttrValue* out)
     out->set_type(t);
   } else if (type == "shape") {
     FLOWVM_RETURN_IF_ERROR(ParseShape(text, out->mutable_shape()));
+  } else if (type == "tensor") {
+    // A TensorProto in text format inside braces, as TensorFlow writes
+    // ImageSummary's bad_color: { dtype: DT_UINT8 int_val: 255 ... }.
+    text = Trim(text);
+    if (text.size() < 2 || text.front() != '{' || text.back() != '}')
+      return errors::InvalidArgument("tensor default '", text, "' is not a TensorProto in braces");
+    const std::string body(text.substr(1, text.size() - 2));
+    google::protobuf::TextFormat::Parser parser;
+    FirstTextError error;
+    parser.RecordErrorsTo(&error);
+    if (!parser.ParseFromString(body, out->mutable_tensor()))
+      return errors::InvalidArgument("tensor default '", text, "' is not a TensorProto in text format: ",
+                                     error.first);
   } else {
     return errors::InvalidArgument("attrs of type ", type, " cannot have a default in an op spec");
   }

@@ -25,7 +25,7 @@ Status AttrValueHasType(const AttrValue& value, std::string_view type);
 
 // Parses a default written in an op spec (after '=') for an attr of `type`:
 // 1, 0.5, true, 'SAME', float / DT_FLOAT, [1, 2], [], shapes as [2, -1] or
-// <unknown>.
+// <unknown>, tensors as a text-format TensorProto in braces.
 Status ParseAttrValue(std::string_view type, std::string_view text, AttrValue* out);
 
 // A short rendering: 3, 1.5, true, "SAME", float, [2,3], [1, 2].

@@ -185,6 +185,20 @@ TEST(OpDefBuilderTest, MalformedSpecs) {
   ExpectBadSpec(OpDefBuilder("BadL").Output("y"), "BadL", "y");
 }
 
+TEST(OpDefBuilderTest, TensorDefaultsInTextFormat) {
+  OpDef op = Build(OpDefBuilder("SpecTensorDefault")
+                       .Output("y: float")
+                       .Attr("c: tensor = { dtype: DT_UINT8 tensor_shape: { dim { size: 2 } } int_val: 7 "
+                             "int_val: 9 }"));
+  const TensorProto& c = Attr(op, "c")->default_value().tensor();
+  EXPECT_EQ(c.dtype(), DT_UINT8);
+  EXPECT_EQ(c.tensor_shape().dim(0).size(), 2);
+  ASSERT_EQ(c.int_val_size(), 2);
+  EXPECT_EQ(c.int_val(1), 9);
+  ExpectBadSpec(OpDefBuilder("BadT1").Attr("c: tensor = dtype: DT_UINT8"), "BadT1", "c: tensor");
+  ExpectBadSpec(OpDefBuilder("BadT2").Attr("c: tensor = { no_such_field: 1 }"), "BadT2", "c: tensor");
+}
+
 TEST(OpRegistryTest, LookUp) {
   auto found = OpRegistry::Global()->LookUp("MatMul");
   ASSERT_TRUE(found.ok()) << found.status();
