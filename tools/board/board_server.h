@@ -9,6 +9,7 @@
 #ifndef FLOWVM_TOOLS_BOARD_BOARD_SERVER_H_
 #define FLOWVM_TOOLS_BOARD_BOARD_SERVER_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -17,7 +18,6 @@
 #include <vector>
 
 #include "board/run_store.h"
-#include "flowvm/graph.pb.h"
 #include "flowvm/status.h"
 
 namespace httplib {
@@ -86,10 +86,10 @@ class BoardServer {
   std::thread thread_;
   std::mutex thread_mu_;
 
-  // --graph and --trace files by base name, read at start.
-  std::map<std::string, GraphDef> graph_files_;
-  std::map<std::string, std::string> graph_file_json_;  // built lazily; guarded by cache_mu_
-  std::map<std::string, std::string> trace_files_;       // the JSON text as is
+  // --graph and --trace files by base name, read at start: the graph's
+  // /api/graph JSON, the trace's JSON text as it is.
+  std::map<std::string, std::string> graph_files_;
+  std::map<std::string, std::string> trace_files_;
 
   std::mutex cache_mu_;
   std::map<std::string, std::pair<uint64_t, std::string>> graph_cache_;  // run -> (version, JSON)

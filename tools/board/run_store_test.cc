@@ -97,6 +97,11 @@ TEST(RunStoreTest, FindsEveryFolderWithEventFilesAsARun) {
   EXPECT_EQ(loss.kept, 5u);
   EXPECT_EQ(loss.seen, 5u);
 
+  // The same names with the logdir spelt with a trailing slash.
+  RunStore slash(Options(logdir.path() + "/"));
+  slash.Reload();
+  EXPECT_EQ(slash.RunNames(), (std::vector<std::string>{".", "eval/a", "train"}));
+
   ScalarSeries s;
   Status missing = store.GetScalars("train", "nope", INT64_MIN, INT64_MAX, 10, &s);
   EXPECT_EQ(missing.code(), Code::kNotFound);
