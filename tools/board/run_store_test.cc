@@ -3,6 +3,7 @@
 // run, TF2 scalars, and damaged records.
 #include "board/run_store.h"
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -345,6 +346,43 @@ TEST(RunStoreTest, TheTailerThreadPicksUpNewEvents) {
   EXPECT_EQ(s.step, (std::vector<int64_t>{3}));
   store.Stop();
   store.Stop();  // idempotent
+}
+
+TEST(RunStoreTest, ReadersAndTheTailerRunConcurrently) {
+  TempDir logdir;
+  RunStoreOptions o = Options(logdir.path());
+  o.reload_ms = 1;
+  o.max_scalars = 500;
+  RunStore store(o);
+  store.Start();
+  std::atomic<bool> done{false};
+  std::thread reader([&] {
+    ScalarSeries s;
+    while (!done.load()) {
+      for (const RunSummary& r : store.ListRuns())
+        if (store.GetScalars(r.name, "loss", INT64_MIN, INT64_MAX, 100, &s).ok() && !s.step.empty()) {
+          EXPECT_TRUE(std::is_sorted(s.step.begin(), s.step.end()));
+        }
+    }
+  });
+  {
+    EventFileForTest f(logdir.path());
+    for (int i = 0; i < 2000; ++i) {
+      f.Scalar("loss", i, 1.0f);
+      if (i % 100 == 99) f.Flush();
+    }
+  }
+  ScalarSeries s;
+  for (int i = 0; i < 1000; ++i) {
+    if (store.GetScalars(".", "loss", INT64_MIN, INT64_MAX, 100000, &s).ok() && s.seen == 2000) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  done = true;
+  reader.join();
+  store.Stop();
+  EXPECT_EQ(s.seen, 2000u);
+  EXPECT_EQ(s.step.size(), 500u);
+  EXPECT_EQ(s.step.back(), 1999);
 }
 
 }  // namespace
