@@ -27,6 +27,7 @@ namespace {
 constexpr char kJson[] = "application/json; charset=utf-8";
 constexpr size_t kDefaultMaxPoints = 1000;
 constexpr size_t kMostMaxPoints = 100000;
+constexpr size_t kHttpThreads = 32;
 
 // "NotFound" -> "NOT_FOUND": the API's spelling of a Status code.
 std::string ApiCodeName(Code code) {
@@ -169,6 +170,13 @@ StatusOr<std::unique_ptr<BoardServer>> BoardServer::Create(BoardOptions options)
   board->store_ = std::make_unique<RunStore>(std::move(store_options));
 
   board->http_ = std::make_unique<httplib::Server>();
+  // A browser keeps up to 6 keep-alive connections per tab, each holding a
+  // thread of the pool while idle (up to 5 s): httplib's default of 8
+  // threads would stall a second tab.
+  board->http_->new_task_queue = [] { return new httplib::ThreadPool(kHttpThreads); };
+  // An idle keep-alive connection holds its thread until this times out,
+  // and stopping waits for it: short, so that Ctrl-C is prompt.
+  board->http_->set_keep_alive_timeout(1);
   board->Route();
   if (o.port == 0) {
     board->port_ = board->http_->bind_to_any_port(o.host);
