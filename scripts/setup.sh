@@ -23,6 +23,7 @@ packages=(
   python3-numpy
   zlib1g-dev                    # reading the gzip'd example datasets
   nlohmann-json3-dev            # JSON (header-only): Chrome traces of steps
+  libcpp-httplib-dev            # the HTTP server of `flowvm board`
   # Datasets of the training examples (examples/common/datasets.h):
   python3-sklearn               # 8x8 digits, sklearn/datasets/data/digits.csv.gz
   dataset-fashion-mnist         # /usr/share/datasets/fashion-mnist/*.gz

@@ -25,7 +25,8 @@ set(rank_python 6)
 
 # Public headers -> the layer that implements them. A public header missing
 # here is an error, so that a new one is placed deliberately.
-set(public_core status dtype tensor tensor_shape npy checkpoint allocator resource_handle variant record_io credentials summary_writer)
+set(public_core status dtype tensor tensor_shape npy checkpoint allocator resource_handle variant record_io credentials
+    summary_writer event_reader)
 set(public_graph graph_io)
 set(public_kernels simd)
 set(public_runtime session inspect op_catalog trace)

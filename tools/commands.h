@@ -17,6 +17,7 @@ Status CheckpointCommand(const std::vector<std::string>& args);
 Status ServerCommand(const std::vector<std::string>& args);
 Status ClusterCommand(const std::vector<std::string>& args);
 Status RecordsCommand(const std::vector<std::string>& args);
+Status BoardCommand(const std::vector<std::string>& args);
 
 }  // namespace flowvm::cli
 

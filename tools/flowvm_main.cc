@@ -1,6 +1,6 @@
 // The `flowvm` command: run a graph (locally or on a cluster), inspect one,
-// list the ops, check a checkpoint or a record file, serve one task of a cluster, or start
-// and stop a local cluster.
+// list the ops, check a checkpoint or a record file, serve one task of a cluster, start
+// and stop a local cluster, or serve a log directory as a web board.
 //
 // On success the exit status is 0. On any error, one line goes to stderr,
 // beginning with the error code ("InvalidArgument: node 'x' (MatMul): ..."),
@@ -37,6 +37,8 @@ const char kUsage[] =
     "                    [--restart [--max-restarts N] [--restart-backoff-ms MS]]\n"
     "  flowvm cluster down --dir DIR [credential flags as for up]\n"
     "  flowvm cluster restart --dir DIR --task JOB-I [credential flags as for up]\n"
+    "  flowvm board --logdir DIR [--port P (default 6006; 0: a free one)] [--host H (default 127.0.0.1)]\n"
+    "               [--graph GRAPH.(pb|pbtxt)]... [--trace TRACE.json]... [--reload-ms MS (default 1000)]\n"
     "  flowvm help\n";
 
 }  // namespace
@@ -64,6 +66,8 @@ int main(int argc, char** argv) {
     s = flowvm::cli::RecordsCommand(args);
   } else if (command == "cluster") {
     s = flowvm::cli::ClusterCommand(args);
+  } else if (command == "board") {
+    s = flowvm::cli::BoardCommand(args);
   } else {
     std::fprintf(stderr, "InvalidArgument: unknown command '%s' (try 'flowvm help')\n", command.c_str());
     return 2;
