@@ -643,7 +643,9 @@ StatusOr<Result> Run(const Flags& f, const Dataset& train, const Dataset& test) 
   // Only the chief writes summaries (one event file per run, however many
   // workers train).
   std::unique_ptr<TrainingSummaries> summaries;
-  if (chief) FLOWVM_ASSIGN_OR_RETURN(summaries, MakeSummaries(f, m));
+  if (chief) {
+    FLOWVM_ASSIGN_OR_RETURN(summaries, MakeSummaries(f, m));
+  }
   RunMetadata metadata;
   while (r.global_step < f.train.train.steps) {
     const int64_t batch_step = f.mode == Mode::kAsync ? r.local_steps : r.global_step;

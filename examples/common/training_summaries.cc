@@ -18,7 +18,7 @@ StatusOr<std::unique_ptr<TrainingSummaries>> TrainingSummaries::Create(const Sco
   std::vector<Output> histograms;
   for (const Variable& v : TrainableVariables(root)) {
     histograms.push_back(
-        ops::HistogramSummary(scope, ops::Const(scope, "weights/" + v.name()), v.value()).summary);
+        ops::HistogramSummary(scope, ops::Const(scope, "weights/" + v.name()), v.ref()).summary);
   }
   if (!histograms.empty()) s->histograms_ = ops::MergeSummary(scope.WithOpName("weights"), histograms);
   FLOWVM_RETURN_IF_ERROR(root.status());
