@@ -1,6 +1,7 @@
 // Small DOM helpers: h('div.cls', {attrs}, ...children).
 
 export function h(spec, attrs = {}, ...children) {
+  if (attrs instanceof Node || typeof attrs === 'string' || Array.isArray(attrs)) { children.unshift(attrs); attrs = {}; }
   const [tag, ...classes] = spec.split('.');
   const el = document.createElement(tag || 'div');
   if (classes.length) el.className = classes.join(' ');
@@ -17,6 +18,7 @@ export function h(spec, attrs = {}, ...children) {
 export const SVG_NS = 'http://www.w3.org/2000/svg';
 
 export function s(tag, attrs = {}, ...children) {
+  if (attrs instanceof Node || typeof attrs === 'string' || Array.isArray(attrs)) { children.unshift(attrs); attrs = {}; }
   const el = document.createElementNS(SVG_NS, tag);
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === undefined || v === null || v === false) continue;

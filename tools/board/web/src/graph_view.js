@@ -127,7 +127,7 @@ export class GraphView {
       ...shown.map((n) => h('div.extracted-node', { 'data-node-name': n.name, 'data-extracted': 'true', title: n.name,
         style: this.devices.length > 1 && n.device ? `border-left-color:${this.deviceColor.get(n.device)}` : undefined,
         onclick: () => this.showDetails(n) }, h('span.name', { text: n.name }), h('span.meta', { text: `${n.op} · ${n.degree}` }))),
-      list.length > shown.length ? h('div.hint', { text: `… ${list.length - shown.length} more (use search)` }) : null);
+      ...(list.length > shown.length ? [h('div.hint', { text: `… ${list.length - shown.length} more (use search)` })] : []));
   }
 
   relayout(anchorId) {
@@ -158,7 +158,7 @@ export class GraphView {
     if (before && after && this.transform) {
       this.transform.x += (before.x - after.x) * this.transform.k;
       this.transform.y += (before.y - after.y) * this.transform.k;
-      this.applyTransform();
+      this.ensureVisible(after);
     } else this.fit();
   }
 
@@ -169,8 +169,8 @@ export class GraphView {
     for (const c of [...vis.clusters].sort((a, b) => depth(a) - depth(b))) {
       const n = g.node(c.id);
       if (!n || !Number.isFinite(n.x)) continue;
-      this.positions.set(c.id, { x: n.x, y: n.y });
       const x = n.x - n.width / 2 - 8, y = n.y - n.height / 2 - 24, w = n.width + 16, hgt = n.height + 32;
+      this.positions.set(c.id, { x: n.x, y: n.y, left: x, top: y, width: w, height: hgt });
       const attrs = c.kind === 'scope' ? { 'data-scope-name': c.path } : { 'data-group-id': c.id };
       const header = s('g', { class: 'cluster-header' },
         s('rect', { x, y, width: w, height: 22, rx: 6 }),
@@ -199,8 +199,8 @@ export class GraphView {
     for (const item of vis.leaves) {
       const n = g.node(item.id);
       if (!n || !Number.isFinite(n.x)) continue;
-      this.positions.set(item.id, { x: n.x, y: n.y });
       const x = n.x - n.width / 2, y = n.y - n.height / 2;
+      this.positions.set(item.id, { x: n.x, y: n.y, left: x, top: y, width: n.width, height: n.height });
       const fill = this.colorOf(item);
       let el;
       if (item.kind === 'node') {
@@ -332,6 +332,18 @@ export class GraphView {
     const w = Math.max(200, r.width), hgt = Math.max(200, r.height);
     const k = Math.min(1, w / this.size.width, hgt / this.size.height);
     this.transform = { k: Math.max(0.05, k), x: (w - this.size.width * Math.max(0.05, k)) / 2, y: 10 };
+    this.applyTransform();
+  }
+
+  // Pans (and zooms out if needed) the least so that box `b` is on screen.
+  ensureVisible(b) {
+    const r = this.canvas.getBoundingClientRect();
+    const t = this.transform, pad = 12;
+    t.k = Math.max(0.05, Math.min(t.k, (r.width - 2 * pad) / b.width, (r.height - 2 * pad) / b.height));
+    const left = t.x + b.left * t.k, top = t.y + b.top * t.k;
+    const right = left + b.width * t.k, bottom = top + b.height * t.k;
+    if (left < pad) t.x += pad - left; else if (right > r.width - pad) t.x -= right - (r.width - pad);
+    if (top < pad) t.y += pad - top; else if (bottom > r.height - pad) t.y -= bottom - (r.height - pad);
     this.applyTransform();
   }
 

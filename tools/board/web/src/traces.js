@@ -70,7 +70,7 @@ export class TracesView {
       const keepView = this.loadedKey === this.source && this.view;
       this.model = parseTrace(json);
       this.loadedKey = this.source;
-      if (!keepView) this.view = [this.model.start, this.model.end];
+      if (!keepView) this.view = this.fullView();
       this.errorEl.textContent = '';
       this.render();
     } catch (err) {
@@ -101,7 +101,7 @@ export class TracesView {
       if (Math.abs(e.clientX - drag.x) > 2) { drag.moved = true; this.view = [drag.view[0] - dt, drag.view[1] - dt]; this.render(); }
     });
     window.addEventListener('mouseup', this.onUp = () => { setTimeout(() => { drag = null; }, 0); });
-    this.svg.addEventListener('dblclick', () => { if (this.model) { this.view = [this.model.start, this.model.end]; this.render(); } });
+    this.svg.addEventListener('dblclick', () => { if (this.model) { this.view = this.fullView(); this.render(); } });
     this.svg.addEventListener('click', (e) => {
       if (drag?.moved) return;
       const g = e.target.closest('.trace-slice');
@@ -109,10 +109,15 @@ export class TracesView {
     });
   }
 
+  fullView() {
+    const pad = (this.model.end - this.model.start) * 0.02;
+    return [this.model.start - pad, this.model.end + pad];
+  }
+
   laneY() {
     const ys = [];
     let y = AXIS;
-    for (const l of this.model.lanes) { ys.push(y); y += l.depth * ROW + LANE_PAD; }
+    for (const l of this.model.lanes) { ys.push(y); y += laneHeight(l) + LANE_PAD; }
     return { ys, total: y };
   }
 
@@ -140,9 +145,9 @@ export class TracesView {
     const body = s('g');
     this.model.lanes.forEach((lane, i) => {
       const y = ys[i];
-      this.labels.append(h('div.trace-lane-label', { 'data-lane': lane.label, title: lane.label, style: `top:${y}px;height:${lane.depth * ROW}px` },
+      this.labels.append(h('div.trace-lane-label', { 'data-lane': lane.label, title: lane.label, style: `top:${y}px;height:${laneHeight(lane)}px` },
         h('span.proc', { text: shortDevice(lane.process) }), h('span.thread', { text: lane.thread })));
-      body.append(s('rect', { x: 0, y: y - 2, width, height: lane.depth * ROW + 4, class: i % 2 ? 'lane-bg odd' : 'lane-bg' }));
+      body.append(s('rect', { x: 0, y: y - 2, width, height: laneHeight(lane) + 4, class: i % 2 ? 'lane-bg odd' : 'lane-bg' }));
       for (const sl of lane.slices) {
         const x0 = X(sl.ts), x1 = X(sl.ts + sl.dur);
         if (x1 < 0 || x0 > width) continue;
@@ -186,6 +191,8 @@ export class TracesView {
     this.seq++;
   }
 }
+
+function laneHeight(lane) { return Math.max(lane.depth * ROW, 28); }
 
 function niceStep(x) {
   if (!(x > 0)) return 1;
