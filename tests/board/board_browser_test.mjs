@@ -105,6 +105,7 @@ async function main() {
   const expected = expectations(args.logdir);
   for (const r of expected) for (const p of r.problems) console.log(`note: ${r.name}: ${p}`);
   fs.mkdirSync(args.artifacts, { recursive: true });
+  for (const f of fs.readdirSync(args.artifacts)) if (f.endsWith('.png')) fs.rmSync(path.join(args.artifacts, f));
   const { chromium } = await loadPlaywright();
   const launchArgs = ['--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'];
   if (process.getuid && process.getuid() === 0) launchArgs.push('--no-sandbox');
@@ -250,6 +251,16 @@ async function main() {
         }
       }
       await shot('images');
+    }
+    // Every page is opened at least once, also those without data (an empty
+    // logdir must not produce console errors either).
+    for (const route of ['scalars', 'histograms', 'graph', 'traces', 'images']) {
+      if (fs.existsSync(path.join(args.artifacts, `${route}.png`))) continue;
+      try {
+        await open(route);
+        check(`${route}: page opens`, true);
+      } catch (err) { check(`${route}: page opens`, false, err.message.split('\n')[0]); }
+      await shot(route);
     }
     await page.waitForTimeout(200); // let late console messages arrive
   } finally {

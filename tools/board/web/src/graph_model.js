@@ -2,18 +2,22 @@
 // hundred items at a time. Pure; no DOM.
 //
 // - Name scopes (the "/"-separated prefixes of node names) become boxes.
-// - A box with more than MAX_CHILDREN children gets them grouped: leaf nodes
-//   by op type, then, if still too many, everything into numbered ranges,
+// - A box with more than MAX_CHILDREN children gets them grouped: numbered
+//   scopes (layer_0 … layer_49) into a series box, leaf nodes by op type,
+//   then, if still too many, everything into numbered ranges,
 //   so that expanding one box adds at most MAX_CHILDREN items.
-// - High-degree nodes (degree > max(8, 4 x median degree)) are set aside:
+// - High-degree nodes (degree > max(8, 4 x median degree), with edges to at
+//   least MIN_SCOPES_REACHED other top-level scopes) are set aside:
 //   they are not laid out; edges to them become stubs on the other end, as
 //   TensorBoard does (paper section 9.1).
 // - Given the set of expanded boxes, visible() returns what to lay out: the
 //   leaves (collapsed boxes and nodes), the expanded boxes holding them, and
 //   the edges between leaves, aggregated with counts (data and control apart).
 
-export const MAX_CHILDREN = 40;
+export const MAX_CHILDREN = 60;
 export const MAX_VISIBLE = 300;
+export const MIN_SCOPES_REACHED = 3;
+export const MIN_SERIES = 5;
 
 export function tensorNode(input) {
   const control = input.startsWith('^');
@@ -51,7 +55,18 @@ export class GraphModel {
     this.devices = [...new Set([...this.nodes.values()].map((n) => n.device).filter(Boolean))].sort();
     this.medianDegree = median([...this.nodes.values()].map((n) => n.degree));
     this.degreeThreshold = Math.max(8, 4 * this.medianDegree);
-    this.extracted = [...this.nodes.values()].filter((n) => n.degree > this.degreeThreshold)
+    // Only nodes whose edges reach several other top-level scopes: a node
+    // with many edges inside its own layer draws no long edges.
+    const top = (name) => name.split('/')[0];
+    const reach = new Map();
+    for (const e of this.edges) {
+      for (const [a, b] of [[e.src, e.dst], [e.dst, e.src]]) {
+        if (top(a) === top(b)) continue;
+        if (!reach.has(a)) reach.set(a, new Set());
+        reach.get(a).add(top(b));
+      }
+    }
+    this.extracted = [...this.nodes.values()].filter((n) => n.degree > this.degreeThreshold && (reach.get(n.name)?.size || 0) >= MIN_SCOPES_REACHED)
       .sort((a, b) => b.degree - a.degree || (a.name < b.name ? -1 : 1));
     this.extractedSet = new Set(this.extracted.map((n) => n.name));
     this.buildTree();
@@ -108,20 +123,20 @@ export class GraphModel {
   }
 
   regroup(item, byOp) {
+    for (const c of item.children) if (c.kind !== 'node') this.regroup(c, true);
+    if (byOp) this.groupSeries(item);
     const kids = item.children;
-    for (const c of kids) if (c.kind !== 'node') this.regroup(c, true);
     if (kids.length <= MAX_CHILDREN) return;
     let next = kids;
     if (byOp) {
       const byOpMap = new Map();
-      const rest = [];
+      next = [];
       for (const c of kids) {
-        if (c.kind !== 'node') { rest.push(c); continue; }
+        if (c.kind !== 'node') { next.push(c); continue; }
         const op = c.node.op || '?';
         if (!byOpMap.has(op)) byOpMap.set(op, []);
         byOpMap.get(op).push(c);
       }
-      next = rest;
       for (const [op, list] of [...byOpMap].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
         if (list.length === 1) { next.push(list[0]); continue; }
         const g = { id: `g:${item.id}|op:${op}`, kind: 'group', label: `${op} ×${list.length}`, path: `${item.path}/${op}*`, parent: item, children: [] };
@@ -133,6 +148,31 @@ export class GraphModel {
     }
     item.children = next;
     if (next.length > MAX_CHILDREN) this.rangeGroup(item);
+  }
+
+  // Numbered sibling scopes (layer_0 … layer_49), MIN_SERIES or more, become
+  // one series box, as TensorBoard does.
+  groupSeries(item) {
+    const series = new Map();
+    const rest = [];
+    for (const c of item.children) {
+      const m = c.kind === 'scope' ? /^(.*?\D)(\d+)$/.exec(c.label) : null;
+      if (!m) { rest.push(c); continue; }
+      if (!series.has(m[1])) series.set(m[1], []);
+      series.get(m[1]).push(c);
+    }
+    for (const [prefix, list] of series) {
+      if (list.length < MIN_SERIES) { rest.push(...list); continue; }
+      list.sort((a, b) => Number(/\d+$/.exec(a.label)[0]) - Number(/\d+$/.exec(b.label)[0]));
+      const num = (x) => /\d+$/.exec(x.label)[0];
+      const g = { id: `g:${item.id}|series:${prefix}`, kind: 'group', label: `${prefix}[${num(list[0])}–${num(list[list.length - 1])}] ×${list.length}`,
+        path: `${item.path ? `${item.path}/` : ''}${prefix}*`, parent: item, children: [] };
+      this.items.set(g.id, g);
+      this.reparent(list, g);
+      rest.push(g);
+      if (list.length > MAX_CHILDREN) this.rangeGroup(g);
+    }
+    item.children = rest;
   }
 
   // Splits item's children into at most MAX_CHILDREN numbered ranges (nested

@@ -12,7 +12,7 @@ import dagre from '@dagrejs/dagre';
 import { getJson } from './api.js';
 import { h, s, message } from './dom.js';
 import { indexedColor, withAlpha } from './colors.js';
-import { GraphModel, MAX_VISIBLE } from './graph_model.js';
+import { GraphModel, MAX_CHILDREN, MAX_VISIBLE, MIN_SCOPES_REACHED } from './graph_model.js';
 
 export class GraphView {
   constructor(app, root, controls) {
@@ -40,7 +40,8 @@ export class GraphView {
     this.side = h('div.extracted-column');
     this.details = h('div.details-panel.graph-details', {}, h('div.hint', { text: 'Click a node for its op, device, inputs, attrs and shapes; click a box to open it.' }));
     this.canvas = h('div.graph-canvas', {}, this.svg);
-    root.append(this.errorEl, this.notice, h('div.graph-layout', {}, this.canvas, h('div.graph-side', {}, this.side, this.details)));
+    this.layoutEl = h('div.graph-layout', {}, this.canvas, h('div.graph-side', {}, this.side, this.details));
+    root.append(this.errorEl, this.notice, this.layoutEl);
     this.transform = { x: 0, y: 0, k: 1 };
     this.bindPanZoom();
     this.update(null);
@@ -63,6 +64,7 @@ export class GraphView {
     this.select.value = this.source;
     this.root.querySelector(':scope > .empty')?.remove();
     const cur = srcs.find((x) => x.key === this.source);
+    this.layoutEl.hidden = !cur;
     if (!cur) {
       this.root.prepend(message('No graph: runs get one from SummaryWriter::AddGraph, or pass --graph FILE.pb / .pbtxt.'));
       this.app.setReady('graph');
@@ -115,8 +117,8 @@ export class GraphView {
     parts.push(h('div.legend-row', {}, h('span.line-solid'), 'data edge (count if > 1)'),
       h('div.legend-row', {}, h('span.line-dashed'), 'control edge'),
       h('div.legend-row', {}, h('span.stub-dot'), 'stub: edge to a node in the side column'),
-      h('div.hint', { text: `Side column: nodes with more than max(8, 4 × median degree ${m.medianDegree}) = ${m.degreeThreshold} edges (${m.extracted.length}).` }),
-      h('div.hint', { text: 'Boxes with many children are grouped by op type, then into numbered ranges.' }));
+      h('div.hint', { text: `Side column (${m.extracted.length}): nodes with more than max(8, 4 × median degree ${m.medianDegree}) = ${m.degreeThreshold} edges that reach ${MIN_SCOPES_REACHED} or more other top-level scopes.` }),
+      h('div.hint', { text: `Numbered scopes (layer_0, layer_1, …) form one series box; boxes with more than ${MAX_CHILDREN} children group them by op type, then into numbered ranges. At most ${MAX_VISIBLE} items are laid out at once.` }));
     this.legend.replaceChildren(...parts);
   }
 
@@ -330,8 +332,9 @@ export class GraphView {
   fit() {
     const r = this.canvas.getBoundingClientRect();
     const w = Math.max(200, r.width), hgt = Math.max(200, r.height);
-    const k = Math.min(1, w / this.size.width, hgt / this.size.height);
-    this.transform = { k: Math.max(0.05, k), x: (w - this.size.width * Math.max(0.05, k)) / 2, y: 10 };
+    // Not smaller than 0.4: a tall graph starts readable at its top instead.
+    const k = Math.max(0.4, Math.min(1, w / this.size.width, hgt / this.size.height));
+    this.transform = { k, x: Math.max(10, (w - this.size.width * k) / 2), y: 10 };
     this.applyTransform();
   }
 
