@@ -147,6 +147,31 @@ async function main() {
           `chart step ${got.lastStep} value ${got.lastValue}, event files step ${last.step} value ${last.value}`);
       }
     }
+    // Zoom: dragging over the middle of a chart refetches that step range
+    // (fewer points), double-click brings the whole run back.
+    const zoomable = [...tags].flatMap(([tag, perRun]) => perRun.map(([run, pts]) => [tag, run, pts])).find(([, , pts]) => pts.length >= 10);
+    if (zoomable) {
+      const [tag, run, pts] = zoomable;
+      const card = `[data-chart-tag="${cssString(tag)}"]`;
+      const points = () => page.locator(`${card} tr[data-run="${cssString(run)}"]`).getAttribute('data-points').then(Number);
+      try {
+        const over = page.locator(`${card} .u-over`);
+        await over.scrollIntoViewIfNeeded();
+        const box = await over.boundingBox();
+        const full = await points();
+        await page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2);
+        await page.mouse.down();
+        await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2, { steps: 5 });
+        await page.mouse.up();
+        await page.waitForFunction(([sel, n]) => Number(document.querySelector(sel)?.dataset.points) < n,
+          [`${card} tr[data-run="${cssString(run)}"]`, full], { timeout: 10000 });
+        const zoomed = await points();
+        await over.dblclick();
+        await page.waitForFunction(([sel, n]) => Number(document.querySelector(sel)?.dataset.points) === n,
+          [`${card} tr[data-run="${cssString(run)}"]`, full], { timeout: 10000 });
+        check(`scalars ${tag} ${run}: zoom refetches a step range, double-click resets`, true, `${full} -> ${zoomed} -> ${await points()} points`);
+      } catch (err) { check(`scalars ${tag} ${run}: zoom refetches a step range, double-click resets`, false, err.message.split('\n')[0]); }
+    }
     await shot('scalars');
 
     // Graph.

@@ -205,7 +205,7 @@ class ChartCard {
         series.push({ label: `${run} (raw)`, stroke: withAlpha(color, 0.3), width: 1, spanGaps: true, points: { show: false } });
       }
       tables.push([xs, smoothed]);
-      series.push({ label: run, stroke: color, width: 1.5, spanGaps: true, points: { show: false } });
+      series.push({ label: run, stroke: color, width: 1.5, spanGaps: true }); // uPlot shows points only where sparse
     }
     return { data: joinTables(tables), series, names };
   }
@@ -234,7 +234,7 @@ class ChartCard {
       legend: { show: nRuns <= 12, live: nRuns <= 12 },
       cursor: { drag: { x: true, y: false, setScale: true }, points: { show: false } },
       scales: { x: { time: settings.xAxis === 'wall' }, y: settings.log ? { distr: 3, log: 10 } : { auto: true } },
-      axes: [{ label: settings.xAxis === 'relative' ? 'seconds' : undefined, size: 40 }, { size: 60, values: (u, vals) => vals.map(fmtNumber) }],
+      axes: [{ label: settings.xAxis === 'relative' ? 'seconds' : undefined, size: 40 }, { size: 60, values: (u, vals) => vals.map((v) => (v === null || v === undefined ? '' : fmtNumber(v))) }],
       hooks: {
         setSelect: [(u) => {
           if (u.select.width < 2 || settings.xAxis !== 'step') return;
