@@ -187,8 +187,19 @@ async function main() {
       }
       await page.locator('.graph-canvas[data-rendered]').waitFor();
       const names = new Set(withGraph.graphNodes.map((n) => n.name));
-      const scopes = await page.locator('svg [data-scope-name][data-expanded="false"]').evaluateAll((els) => els.map((e) => e.dataset.scopeName));
-      const scope = scopes.find((sc) => withGraph.graphNodes.some((n) => n.name.startsWith(`${sc}/`)));
+      // A name scope may sit inside a series or op group box: open groups
+      // (a few at most) until a collapsed scope holding nodes is drawn.
+      let scopes = [], scope;
+      for (let round = 0; round < 4; round++) {
+        scopes = await page.locator('svg [data-scope-name][data-expanded="false"]').evaluateAll((els) => els.map((e) => e.dataset.scopeName));
+        scope = scopes.find((sc) => withGraph.graphNodes.some((n) => n.name.startsWith(`${sc}/`)));
+        if (scope) break;
+        const group = page.locator('svg [data-group-id][data-expanded="false"]').first();
+        if (!(await group.count())) break;
+        const id = await group.getAttribute('data-group-id');
+        await group.click();
+        await page.locator(`svg [data-group-id="${cssString(id)}"][data-expanded="true"]`).waitFor();
+      }
       if (!check('graph: a collapsed name scope is drawn', !!scope, `scopes drawn: ${scopes.slice(0, 8).join(', ') || 'none'}`)) { /* fall through to search */ }
       else {
         await page.locator(`svg [data-scope-name="${cssString(scope)}"][data-expanded="false"]`).first().click();
