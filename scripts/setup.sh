@@ -27,7 +27,12 @@ packages=(
   # Datasets of the training examples (examples/common/datasets.h):
   python3-sklearn               # 8x8 digits, sklearn/datasets/data/digits.csv.gz
   dataset-fashion-mnist         # /usr/share/datasets/fashion-mnist/*.gz
+  chromium                      # the board's real-browser test (headless, driven by playwright-core)
 )
+# The board's front end is built with node; Debian's packages when none is on PATH.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  packages+=(nodejs npm)
+fi
 
 for arg in "$@"; do
   case "$arg" in
@@ -46,8 +51,26 @@ for pkg in "${packages[@]}"; do
   fi
 done
 
+# The board's npm packages (esbuild, uPlot, dagre, playwright-core), exactly as
+# tools/board/web/package-lock.json pins them; again whenever the lock file is
+# newer than what was installed.
+install_board_web() {
+  local web
+  web="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tools/board/web"
+  [[ -f "$web/package-lock.json" ]] || return 0
+  if [[ -f "$web/node_modules/.package-lock.json" && ! "$web/package-lock.json" -nt "$web/node_modules/.package-lock.json" ]]; then
+    return 0
+  fi
+  echo "setup.sh: npm ci in tools/board/web"
+  if ! npm ci --prefix "$web" --no-audit --no-fund --loglevel=error </dev/null; then
+    echo "setup.sh: ERROR: 'npm ci' failed in $web; check access to the npm registry" >&2
+    exit 1
+  fi
+}
+
 if [[ ${#missing[@]} -eq 0 ]]; then
   echo "setup.sh: all ${#packages[@]} packages already installed"
+  install_board_web
   exit 0
 fi
 
@@ -73,4 +96,5 @@ if ! "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
   echo "setup.sh: ERROR: 'apt-get install' failed for: ${missing[*]}" >&2
   exit 1
 fi
+install_board_web
 echo "setup.sh: done"
