@@ -544,7 +544,7 @@ StatusOr<Result> RunSupervised(const Flags& f, const Model& m, const Dataset& tr
     if (summaries) {
       std::vector<Tensor> fetched(out.begin() + static_cast<std::ptrdiff_t>(step_fetches), out.end());
       FLOWVM_RETURN_IF_ERROR(
-          summaries->AfterStep(step - 1, {r.last_loss, accuracy, examples_per_sec}, fetched, metadata));
+          summaries->AfterStep(step - 1, {r.last_loss, accuracy, batch_size}, fetched, metadata));
     }
     if (bar) bar->Update(step, r.last_loss, accuracy, examples_per_sec);
     return Status::OK();
@@ -674,7 +674,7 @@ StatusOr<Result> Run(const Flags& f, const Dataset& train, const Dataset& test) 
     if (summaries) {
       std::vector<Tensor> fetched(out.begin() + static_cast<std::ptrdiff_t>(step_fetches), out.end());
       FLOWVM_RETURN_IF_ERROR(
-          summaries->AfterStep(summary_step, {r.last_loss, accuracy, examples_per_sec}, fetched, metadata));
+          summaries->AfterStep(summary_step, {r.last_loss, accuracy, batch_size}, fetched, metadata));
     }
     if (bar) bar->Update(std::min(r.global_step, f.train.train.steps), r.last_loss, accuracy, examples_per_sec);
   }

@@ -191,7 +191,7 @@ StatusOr<TrainResult> Train(Classifier& m, const Dataset& train, const Dataset& 
     double accuracy = static_cast<double>(out[1].scalar<int32_t>()) / static_cast<double>(options.batch_size);
     if (summaries) {
       std::vector<Tensor> fetched(out.begin() + 2, out.end());
-      FLOWVM_RETURN_IF_ERROR(summaries->AfterStep(step, {loss, accuracy, secs > 0 ? examples / secs : 0}, fetched,
+      FLOWVM_RETURN_IF_ERROR(summaries->AfterStep(step, {loss, accuracy, options.batch_size}, fetched,
                                                   metadata));
     }
     ++step;

@@ -51,12 +51,27 @@ Status TrainingSummaries::AfterStep(int64_t step, const StepResult& result, cons
   for (const Tensor& t : fetched) {
     FLOWVM_RETURN_IF_ERROR(writer_->AddSerializedSummary(t.scalar<std::string>(), step));
   }
+  const auto now = std::chrono::steady_clock::now();
+  examples_since_ += result.examples;
+  if (metadata.has_step_stats()) {
+    have_since_ = false;  // start measuring again after the traced step
+  } else if (!have_since_) {
+    // The first step (it prepares the graph) is not counted either.
+    have_since_ = true;
+    since_ = now;
+    examples_since_ = 0;
+  }
   if (Due(step, options_.summary_every)) {
     FLOWVM_RETURN_IF_ERROR(writer_->AddScalar("loss", result.loss, step));
     FLOWVM_RETURN_IF_ERROR(writer_->AddScalar("accuracy", result.accuracy, step));
     FLOWVM_RETURN_IF_ERROR(writer_->AddScalar("learning_rate", options_.learning_rate, step));
-    if (result.examples_per_sec > 0)
-      FLOWVM_RETURN_IF_ERROR(writer_->AddScalar("examples_per_sec", result.examples_per_sec, step));
+    const double secs = std::chrono::duration<double>(now - since_).count();
+    if (have_since_ && examples_since_ > 0 && secs > 0) {
+      FLOWVM_RETURN_IF_ERROR(
+          writer_->AddScalar("examples_per_sec", static_cast<double>(examples_since_) / secs, step));
+      since_ = now;
+      examples_since_ = 0;
+    }
   }
   if (metadata.has_step_stats()) {
     FLOWVM_RETURN_IF_ERROR(writer_->AddRunMetadata("step_" + std::to_string(step), metadata, step));

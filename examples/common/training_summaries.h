@@ -20,6 +20,7 @@
 #ifndef FLOWVM_EXAMPLES_COMMON_TRAINING_SUMMARIES_H_
 #define FLOWVM_EXAMPLES_COMMON_TRAINING_SUMMARIES_H_
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -51,11 +52,13 @@ class TrainingSummaries {
   std::vector<Output> StepFetches(int64_t step) const;
   // Traced options when a trace is due at `step`, defaults otherwise.
   RunOptions StepOptions(int64_t step) const;
-  // The step's results: its mean loss and batch accuracy, the throughput so
-  // far, StepFetches(step)'s tensors in order, and what the Run with
+  // The step's results: its mean loss, batch accuracy and examples (the
+  // throughput reported is over the steps since the previous summary),
+  // StepFetches(step)'s tensors in order, and what the Run with
   // StepOptions(step) returned in `metadata`.
   struct StepResult {
-    double loss = 0, accuracy = 0, examples_per_sec = 0;
+    double loss = 0, accuracy = 0;
+    int64_t examples = 0;
   };
   Status AfterStep(int64_t step, const StepResult& result, const std::vector<Tensor>& fetched,
                    const RunMetadata& metadata);
@@ -71,6 +74,11 @@ class TrainingSummaries {
   SummaryOptions options_;
   Output histograms_;  // merged HistogramSummary of the weights (may be unset)
   std::unique_ptr<SummaryWriter> writer_;
+  // Examples since the previous summary, and when that was (the throughput
+  // of traced steps is left out: tracing slows them).
+  int64_t examples_since_ = 0;
+  std::chrono::steady_clock::time_point since_;
+  bool have_since_ = false;
 };
 
 }  // namespace flowvm::examples
