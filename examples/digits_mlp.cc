@@ -63,5 +63,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "flowvm_digits: %s\n", s.ToString().c_str());
     return 1;
   }
+  flags.train.summaries.image_height = 8;
+  flags.train.summaries.image_width = 8;
   return TrainAndReport("flowvm_digits", model, split->train, split->test, flags);
 }

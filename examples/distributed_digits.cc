@@ -488,7 +488,8 @@ StatusOr<std::unique_ptr<TrainingSummaries>> MakeSummaries(const Flags& f, const
   if (f.train.train.summaries.logdir.empty()) return std::unique_ptr<TrainingSummaries>();
   SummaryOptions o = f.train.train.summaries;
   o.learning_rate = f.train.model.learning_rate;
-  return TrainingSummaries::Create(m.root, o);
+  o.image_height = o.image_width = 8;  // the first tower's shard of the batch
+  return TrainingSummaries::Create(m.root, o, m.towers.front().images);
 }
 
 Status CloseSummaries(TrainingSummaries* summaries, const Result& r) {

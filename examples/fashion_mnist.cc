@@ -57,5 +57,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "flowvm_fashion_mnist: %s\n", s.ToString().c_str());
     return 1;
   }
+  flags.train.summaries.image_height = 28;
+  flags.train.summaries.image_width = 28;
   return TrainAndReport("flowvm_fashion_mnist", model, *train, *test, flags);
 }

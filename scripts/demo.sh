@@ -53,8 +53,9 @@ step "Start a local cluster on free loopback ports: one parameter server and two
 # The master is worker 0's: the first address of the "worker" job.
 target="grpc://$(sed -n 's/.*"worker": *\[ *"\([^"]*\)".*/\1/p' "$cluster_dir/cluster.json")"
 
-step "Train the digits MLP across the cluster by synchronous data parallelism: the weights live on /job:ps, each worker computes the gradient of half of every batch, the ps averages and applies them (800 steps). It must reach 95% test accuracy." \
-  build/examples/flowvm_distributed_digits --mode sync --target "$target" --workers 2 --steps 800 --min-accuracy 0.95
+step "Train the digits MLP across the cluster by synchronous data parallelism: the weights live on /job:ps, each worker computes the gradient of half of every batch, the ps averages and applies them (800 steps). It must reach 95% test accuracy. Summaries (loss, accuracy, weight histograms, step traces of every task) go to out/logs/cluster." \
+  build/examples/flowvm_distributed_digits --mode sync --target "$target" --workers 2 --steps 800 --min-accuracy 0.95 \
+    --logdir out/logs/cluster
 
 step "Count the words of flowvm's own sources as a map-reduce graph on the cluster: one mapper per worker (ReadFile, StringSplitV2, UniqueWithCounts), one reducer (ConcatV2, Unique, UnsortedSegmentSum)." \
   build/examples/flowvm_word_count --target "$target" --dir src/runtime --top 10
@@ -62,8 +63,9 @@ step "Count the words of flowvm's own sources as a map-reduce graph on the clust
 step "Stop the cluster: one shutdown request to the master stops every task cleanly." \
   build/flowvm cluster down --dir "$cluster_dir"
 
-step "Train a 64-128-10 MLP on the 1,797 8x8 digits Debian's python3-sklearn ships (80/20 split, Adam, 1500 steps), checkpointing to out/digits_ckpt every 500 steps; it must reach 95% test accuracy. Run it again and it resumes from the newest checkpoint." \
-  build/examples/flowvm_digits --checkpoint-dir out/digits_ckpt --save-every 500 --min-accuracy 0.95
+step "Train a 64-128-10 MLP on the 1,797 8x8 digits Debian's python3-sklearn ships (80/20 split, Adam, 1500 steps), checkpointing to out/digits_ckpt every 500 steps; it must reach 95% test accuracy. Run it again and it resumes from the newest checkpoint. Summaries go to out/logs/digits." \
+  build/examples/flowvm_digits --checkpoint-dir out/digits_ckpt --save-every 500 --min-accuracy 0.95 \
+    --logdir out/logs/digits
 
 step "Build a small graph from plain GraphDef protos (TensorFlow's format) and save it (out/demo.pb); also write its input x as out/x.npy." \
   build/examples/flowvm_demo out/demo.pb
@@ -74,3 +76,5 @@ step "Run the saved graph with the flowvm CLI: initialise the variables (--init)
 
 printf '\nDone. Files in out/:\n'
 ls -l out
+printf '\nWatch the training runs (curves, histograms, graph, step traces) in a browser:\n'
+printf '  build/flowvm board --logdir out/logs     # then open the URL it prints\n'

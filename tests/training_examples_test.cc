@@ -9,12 +9,17 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <random>
 #include <regex>
 #include <thread>
 
 #include <gtest/gtest.h>
 
+#include "flowvm/config.pb.h"
+#include "flowvm/event_reader.h"
+#include "flowvm/graph.pb.h"
 #include "util/cli_runner.h"
 #include "util/test_paths.h"
 
@@ -145,6 +150,87 @@ TEST_F(TrainingExamplesTest, CorruptCheckpointIsAnErrorNotAFreshStart) {
   EXPECT_EQ(second.exit_code, 1);
   EXPECT_NE(second.err.find("DataLoss"), std::string::npos) << second.err;
   EXPECT_NE(second.err.find("ckpt-200"), std::string::npos) << second.err;
+}
+
+// Every event of the one event file in `logdir`.
+std::vector<Event> ReadEvents(const fs::path& logdir) {
+  auto files = ListEventFiles(logdir.string());
+  EXPECT_TRUE(files.ok()) << files.status().ToString();
+  if (!files.ok()) return {};
+  EXPECT_EQ(files->size(), 1u);
+  if (files->empty()) return {};
+  auto reader = EventFileReader::Open(files->front());
+  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  std::vector<Event> events;
+  Event e;
+  Status s;
+  while ((s = (*reader)->Next(&e)).ok()) events.push_back(e);
+  EXPECT_EQ(s.code(), Code::kOutOfRange) << s.ToString();
+  return events;
+}
+
+// --logdir writes what the board shows: the graph, the scalars every step,
+// weight histograms and input images every --histogram-every steps, a traced
+// step's RunMetadata (with the Send/Recv of two devices) every --trace-every
+// steps, and the test results. Training computes the same numbers with it.
+TEST_F(TrainingExamplesTest, DigitsLogdirWritesWhatABoardShows) {
+  const std::string common = "--no-progress --steps 40 --threads 2 --cpu-devices 2";
+  CliResult plain = RunProgram(dir_, DigitsPath(), common);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  CliResult r = RunProgram(dir_, DigitsPath(),
+                           common + " --logdir " + (dir_ / "logs").string() + " --histogram-every 20 --trace-every 20");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Summary(r.out), Summary(plain.out));
+  EXPECT_NE(r.out.find("flowvm board --logdir"), std::string::npos) << r.out;
+
+  std::vector<Event> events = ReadEvents(dir_ / "logs");
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events[0].file_version(), "brain.Event:2");
+  std::map<std::string, std::vector<int64_t>> steps;  // tag -> steps
+  std::vector<RunMetadata> traces;
+  int graphs = 0;
+  for (const Event& e : events) {
+    if (e.has_summary()) {
+      for (const Summary::Value& v : e.summary().value()) steps[v.tag()].push_back(e.step());
+    } else if (!e.graph_def().empty()) {
+      GraphDef g;
+      ASSERT_TRUE(g.ParseFromString(e.graph_def()));
+      std::set<std::string> ops;
+      for (const NodeDef& n : g.node()) ops.insert(n.op());
+      EXPECT_TRUE(ops.count("HistogramSummary") && ops.count("ImageSummary") && ops.count("MergeSummary"));
+      ++graphs;
+    } else if (e.has_tagged_run_metadata()) {
+      EXPECT_EQ(e.tagged_run_metadata().tag(), "step_" + std::to_string(e.step()));
+      RunMetadata md;
+      ASSERT_TRUE(md.ParseFromString(e.tagged_run_metadata().run_metadata()));
+      traces.push_back(md);
+    }
+  }
+  EXPECT_EQ(graphs, 1);
+  for (const char* tag : {"loss", "accuracy", "learning_rate"}) {
+    ASSERT_EQ(steps[tag].size(), 40u) << tag;
+    for (int64_t i = 0; i < 40; ++i) EXPECT_EQ(steps[tag][i], i) << tag;
+  }
+  // The first step and the traced ones are not timed.
+  EXPECT_GE(steps["examples_per_sec"].size(), 30u);
+  EXPECT_EQ(steps["weights/hidden1/weights"], (std::vector<int64_t>{0, 20}));
+  EXPECT_EQ(steps["weights/logits/biases"], (std::vector<int64_t>{0, 20}));
+  EXPECT_EQ(steps["inputs/image/0"], (std::vector<int64_t>{0, 20}));
+  EXPECT_EQ(steps["inputs/image/2"], (std::vector<int64_t>{0, 20}));
+  EXPECT_EQ(steps["test_accuracy"], (std::vector<int64_t>{40}));
+  ASSERT_EQ(traces.size(), 1u);  // step 20 (step 0 prepares the graph: not traced)
+  EXPECT_EQ(traces[0].step_stats().dev_stats_size(), 2);
+  bool send = false;
+  for (const GraphDef& g : traces[0].partition_graphs())
+    for (const NodeDef& n : g.node()) send = send || n.op() == "_Send";
+  EXPECT_TRUE(send);
+}
+
+TEST_F(TrainingExamplesTest, UnwritableLogdirIsAClearError) {
+  std::ofstream(dir_ / "file") << "x";
+  CliResult r = RunProgram(dir_, DigitsPath(), "--no-progress --steps 5 --logdir " + (dir_ / "file" / "logs").string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find((dir_ / "file" / "logs").string()), std::string::npos) << r.err;
 }
 
 TEST_F(TrainingExamplesTest, BadFlagsAndMissingDataAreClearErrors) {

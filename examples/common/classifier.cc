@@ -155,7 +155,7 @@ StatusOr<TrainResult> Train(Classifier& m, const Dataset& train, const Dataset& 
   for (QueueRunner* r : options.queue_runners) FLOWVM_RETURN_IF_ERROR(r->Start(&session, &coord));
   std::unique_ptr<TrainingSummaries> summaries;
   if (!options.summaries.logdir.empty()) {
-    FLOWVM_ASSIGN_OR_RETURN(summaries, TrainingSummaries::Create(m.root, options.summaries));
+    FLOWVM_ASSIGN_OR_RETURN(summaries, TrainingSummaries::Create(m.root, options.summaries, m.images));
   }
   std::unique_ptr<ProgressBar> bar;
   if (options.progress) bar = std::make_unique<ProgressBar>(options.steps);

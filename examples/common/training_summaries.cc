@@ -7,7 +7,8 @@
 namespace flowvm::examples {
 
 StatusOr<std::unique_ptr<TrainingSummaries>> TrainingSummaries::Create(const Scope& root,
-                                                                       const SummaryOptions& options) {
+                                                                       const SummaryOptions& options,
+                                                                       Output images) {
   if (options.summary_every < 1)
     return errors::InvalidArgument("--summary-every must be >= 1, got ", options.summary_every);
   if (options.histogram_every < 0 || options.trace_every < 0)
@@ -19,6 +20,13 @@ StatusOr<std::unique_ptr<TrainingSummaries>> TrainingSummaries::Create(const Sco
   for (const Variable& v : TrainableVariables(root)) {
     histograms.push_back(
         ops::HistogramSummary(scope, ops::Const(scope, "weights/" + v.name()), v.ref()).summary);
+  }
+  if (images.node() != nullptr && options.image_height > 0 && options.image_width > 0) {
+    Output batch = ops::Reshape(
+        scope, images, Input(Tensor::FromVector<int64_t>({-1, options.image_height, options.image_width, 1})));
+    histograms.push_back(
+        ops::ImageSummary(scope, ops::Const(scope, std::string("inputs")), batch, ops::ImageSummary::MaxImages(3))
+            .summary);
   }
   if (!histograms.empty()) s->histograms_ = ops::MergeSummary(scope.WithOpName("weights"), histograms);
   FLOWVM_RETURN_IF_ERROR(root.status());

@@ -5,7 +5,8 @@
 //   --summary-every steps (default 1), from what the step fetched anyway:
 //   no graph work, so a summary every step costs well under 2% of the
 //   digits step (bench/run_summary_bench.sh);
-// - a histogram of every trainable variable ("weights/<name>") every
+// - a histogram of every trainable variable ("weights/<name>"), and the
+//   first images of the batch ("inputs") where the trainer says their shape, every
 //   --histogram-every steps (default 100), from HistogramSummary ops in the
 //   graph, merged by MergeSummary and fetched with the training step;
 // - the RunMetadata (step statistics of every device, partition graphs) of
@@ -39,13 +40,19 @@ struct SummaryOptions {
   int64_t histogram_every = 100;
   int64_t trace_every = 100;
   double learning_rate = 0;  // reported as "learning_rate"
+  // With both set, the first 3 images of the batch are written as "inputs"
+  // (ImageSummary, grayscale) with the histograms.
+  int64_t image_height = 0, image_width = 0;
 };
 
 class TrainingSummaries {
  public:
   // Adds the histogram ops of the trainable variables to `root` (under the
-  // name scope "summaries"), creates the event file and writes the graph.
-  static StatusOr<std::unique_ptr<TrainingSummaries>> Create(const Scope& root, const SummaryOptions& options);
+  // name scope "summaries"), and the image summary of `images` (a batch of
+  // flat images, [batch, height * width]) where the options ask for it;
+  // creates the event file and writes the graph.
+  static StatusOr<std::unique_ptr<TrainingSummaries>> Create(const Scope& root, const SummaryOptions& options,
+                                                             Output images = Output());
 
   // Tensors to fetch beside the step's own for global step `step` (the
   // value before the step runs); empty when nothing is due.
@@ -72,7 +79,7 @@ class TrainingSummaries {
   bool Due(int64_t step, int64_t every) const { return every > 0 && step % every == 0; }
 
   SummaryOptions options_;
-  Output histograms_;  // merged HistogramSummary of the weights (may be unset)
+  Output histograms_;  // merged HistogramSummary of the weights and ImageSummary of the inputs (may be unset)
   std::unique_ptr<SummaryWriter> writer_;
   // Examples since the previous summary, and when that was (the throughput
   // of traced steps is left out: tracing slows them).
