@@ -115,7 +115,7 @@ model and training flags:
   --logdir DIR       event files for `flowvm board` (the chief writes them: the sync client,
                      or async worker 0): loss, accuracy, learning rate, examples/s every
                      --summary-every N steps (1), weight histograms every --histogram-every N
-                     (100), a step trace every --trace-every N (100; 0: none)
+                     (500), a step trace every --trace-every N (500; 0: none)
   --data FILE        the digits (default: python3-sklearn's digits.csv.gz)
   --no-progress      no progress bar
   --help             this text

@@ -49,7 +49,9 @@ RunOptions TrainingSummaries::StepOptions(int64_t step) const {
   // the first trace is taken at the first multiple of trace_every after it.
   if (step > 0 && Due(step, options_.trace_every)) {
     run_options.set_trace_level(RunOptions::FULL_TRACE);
-    run_options.set_output_partition_graphs(true);
+    // The partition graphs tell the board where each node ran; placement
+    // does not change between steps, so the first trace carries them.
+    run_options.set_output_partition_graphs(!traced_);
   }
   return run_options;
 }
@@ -70,26 +72,27 @@ Status TrainingSummaries::AfterStep(int64_t step, const StepResult& result, cons
     examples_since_ = 0;
   }
   if (Due(step, options_.summary_every)) {
-    FLOWVM_RETURN_IF_ERROR(writer_->AddScalar("loss", result.loss, step));
-    FLOWVM_RETURN_IF_ERROR(writer_->AddScalar("accuracy", result.accuracy, step));
-    FLOWVM_RETURN_IF_ERROR(writer_->AddScalar("learning_rate", options_.learning_rate, step));
+    // One event for the step's scalars, as a merged summary would be.
+    SummaryWriter::Scalar scalars[4] = {
+        {"loss", result.loss}, {"accuracy", result.accuracy}, {"learning_rate", options_.learning_rate}, {}};
+    size_t count = 3;
     const double secs = std::chrono::duration<double>(now - since_).count();
     if (have_since_ && examples_since_ > 0 && secs > 0) {
-      FLOWVM_RETURN_IF_ERROR(
-          writer_->AddScalar("examples_per_sec", static_cast<double>(examples_since_) / secs, step));
+      scalars[count++] = {"examples_per_sec", static_cast<double>(examples_since_) / secs};
       since_ = now;
       examples_since_ = 0;
     }
+    FLOWVM_RETURN_IF_ERROR(writer_->AddScalars(scalars, count, step));
   }
   if (metadata.has_step_stats()) {
     FLOWVM_RETURN_IF_ERROR(writer_->AddRunMetadata("step_" + std::to_string(step), metadata, step));
+    traced_ = true;
   }
   return Status::OK();
 }
 
 Status TrainingSummaries::AddTestResult(int64_t step, double accuracy, double loss) {
-  FLOWVM_RETURN_IF_ERROR(writer_->AddScalar("test_accuracy", accuracy, step));
-  return writer_->AddScalar("test_loss", loss, step);
+  return writer_->AddScalars({{"test_accuracy", accuracy}, {"test_loss", loss}}, step);
 }
 
 Status TrainingSummaries::Close() { return writer_->Close(); }

@@ -7,11 +7,12 @@
 //   digits step (bench/run_summary_bench.sh);
 // - a histogram of every trainable variable ("weights/<name>"), and the
 //   first images of the batch ("inputs") where the trainer says their shape, every
-//   --histogram-every steps (default 100), from HistogramSummary ops in the
+//   --histogram-every steps (default 500), from HistogramSummary ops in the
 //   graph, merged by MergeSummary and fetched with the training step;
-// - the RunMetadata (step statistics of every device, partition graphs) of
-//   one step every --trace-every steps (default 100; 0: never), tagged
-//   "step_<N>", for the board's trace view;
+// - the RunMetadata (step statistics of every device; the first one also
+//   the partition graphs, which give the board the placement) of one step
+//   every --trace-every steps (default 500; 0: never), tagged "step_<N>",
+//   for the board's trace view;
 // - "test_accuracy" and "test_loss" at the end.
 // The writer's file is events.out.tfevents.<time>.<host> in DIR.
 //
@@ -37,8 +38,8 @@ namespace flowvm::examples {
 struct SummaryOptions {
   std::string logdir;  // "": write nothing
   int64_t summary_every = 1;
-  int64_t histogram_every = 100;
-  int64_t trace_every = 100;
+  int64_t histogram_every = 500;
+  int64_t trace_every = 500;
   double learning_rate = 0;  // reported as "learning_rate"
   // With both set, the first 3 images of the batch are written as "inputs"
   // (ImageSummary, grayscale) with the histograms.
@@ -58,7 +59,7 @@ class TrainingSummaries {
   // value before the step runs); empty when nothing is due.
   std::vector<Output> StepFetches(int64_t step) const;
   // Traced options when a trace is due at `step`, defaults otherwise.
-  RunOptions StepOptions(int64_t step) const;
+  RunOptions StepOptions(int64_t step) const;  // the first trace asks for the partition graphs too
   // The step's results: its mean loss, batch accuracy and examples (the
   // throughput reported is over the steps since the previous summary),
   // StepFetches(step)'s tensors in order, and what the Run with
@@ -86,6 +87,7 @@ class TrainingSummaries {
   int64_t examples_since_ = 0;
   std::chrono::steady_clock::time_point since_;
   bool have_since_ = false;
+  bool traced_ = false;  // a traced step's metadata (with partition graphs) was written
 };
 
 }  // namespace flowvm::examples

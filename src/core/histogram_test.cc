@@ -2,6 +2,7 @@
 // bucket a value lands in, the statistics, and how empty buckets encode.
 #include "core/histogram.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <limits>
@@ -45,6 +46,26 @@ TEST(HistogramTest, ValueGoesToFirstLimitAboveIt) {
   EXPECT_GE(limits[neg], -0.5);
   h.Add(DBL_MAX);  // no limit above it: the last bucket, not past the end
   EXPECT_EQ(h.buckets().back(), 1.0);
+}
+
+// Add finds the bucket arithmetically; it must agree with a binary search
+// everywhere: at every limit, just beside each, between them, and at the
+// extremes of both signs.
+TEST(HistogramTest, BucketOfEveryLimitAndItsNeighboursMatchesBinarySearch) {
+  const std::vector<double>& limits = Histogram::DefaultBucketLimits();
+  std::vector<double> values = {0.0, -0.0, DBL_MIN, -DBL_MIN, 5e-324, -5e-324, DBL_MAX, -DBL_MAX, 1e300, -1e300};
+  for (size_t i = 1; i + 1 < limits.size(); ++i) {
+    const double l = limits[i];
+    values.insert(values.end(), {l, std::nextafter(l, -DBL_MAX), std::nextafter(l, DBL_MAX),
+                                 0.5 * (l + limits[i + 1])});
+  }
+  for (double v : values) {
+    Histogram h;
+    h.Add(v);
+    size_t expected = std::upper_bound(limits.begin(), limits.end(), v) - limits.begin();
+    if (expected >= limits.size()) expected = limits.size() - 1;
+    ASSERT_EQ(h.buckets()[expected], 1.0) << "value " << v << " expected bucket " << expected;
+  }
 }
 
 TEST(HistogramTest, Statistics) {

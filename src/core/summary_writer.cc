@@ -8,6 +8,7 @@
 #include <chrono>
 #include <climits>
 #include <cmath>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 
@@ -136,6 +137,10 @@ Status SummaryWriter::Enqueue(const Event& e) {
   std::string bytes;
   if (!e.SerializeToString(&bytes))
     return errors::InvalidArgument("summary writer ", path_, ": event does not serialize (over 2 GiB?)");
+  return EnqueueSerialized(bytes);
+}
+
+Status SummaryWriter::EnqueueSerialized(std::string_view bytes) {
   bool write_now = false;
   Status earlier;
   {
@@ -257,12 +262,95 @@ Status SummaryWriter::AddSerializedSummary(std::string_view bytes, int64_t step)
   return AddEvent(std::move(e));
 }
 
+namespace {
+
+// The wire format of Event{wall_time, step, summary{value{tag,
+// simple_value}...}}, byte for byte what protobuf writes (fields in number
+// order, zero scalars and empty strings left out, the oneof's value always
+// present), into `out`; false if it would not fit in `cap`. A trainer adds
+// scalars every step, and building Event messages for them costs more than
+// the rest of the writer (bench/run_summary_bench.sh).
+size_t VarintSize(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) v >>= 7, ++n;
+  return n;
+}
+
+char* PutVarint(uint64_t v, char* p) {
+  while (v >= 0x80) {
+    *p++ = static_cast<char>(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<char>(v);
+  return p;
+}
+
+size_t ScalarValueSize(std::string_view tag) {
+  return (tag.empty() ? 0 : 1 + VarintSize(tag.size()) + tag.size()) + 5;  // + simple_value: 0x15, fixed32
+}
+
+bool EncodeScalarEvent(double wall_time, int64_t step, const SummaryWriter::Scalar* scalars, size_t count,
+                       char* out, size_t cap, size_t* size) {
+  size_t summary_size = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const size_t v = ScalarValueSize(scalars[i].tag);
+    summary_size += 1 + VarintSize(v) + v;  // Summary.value (1)
+  }
+  if (9 + 11 + 1 + VarintSize(summary_size) + summary_size > cap) return false;
+  char* p = out;
+  if (wall_time != 0) {
+    *p++ = 0x09;  // wall_time (1), fixed64
+    std::memcpy(p, &wall_time, 8);
+    p += 8;
+  }
+  if (step != 0) {
+    *p++ = 0x10;  // step (2), varint
+    p = PutVarint(static_cast<uint64_t>(step), p);
+  }
+  *p++ = 0x2a;  // summary (5), length-delimited
+  p = PutVarint(summary_size, p);
+  for (size_t i = 0; i < count; ++i) {
+    const std::string_view tag = scalars[i].tag;
+    *p++ = 0x0a;  // Summary.value (1)
+    p = PutVarint(ScalarValueSize(tag), p);
+    if (!tag.empty()) {
+      *p++ = 0x0a;  // Value.tag (1)
+      p = PutVarint(tag.size(), p);
+      std::memcpy(p, tag.data(), tag.size());
+      p += tag.size();
+    }
+    *p++ = 0x15;  // Value.simple_value (2), fixed32
+    const float value = static_cast<float>(scalars[i].value);
+    std::memcpy(p, &value, 4);
+    p += 4;
+  }
+  *size = static_cast<size_t>(p - out);
+  return true;
+}
+
+}  // namespace
+
 Status SummaryWriter::AddScalar(const std::string& tag, double value, int64_t step) {
+  const Scalar scalar{tag, value};
+  return AddScalars(&scalar, 1, step);
+}
+
+Status SummaryWriter::AddScalars(std::initializer_list<Scalar> scalars, int64_t step) {
+  return AddScalars(scalars.begin(), scalars.size(), step);
+}
+
+Status SummaryWriter::AddScalars(const Scalar* scalars, size_t count, int64_t step) {
+  char buf[512];
+  size_t size = 0;
+  if (EncodeScalarEvent(NowSeconds(), step, scalars, count, buf, sizeof(buf), &size))
+    return EnqueueSerialized(std::string_view(buf, size));
   Event e;
   e.set_step(step);
-  Summary::Value* v = e.mutable_summary()->add_value();
-  v->set_tag(tag);
-  v->set_simple_value(static_cast<float>(value));
+  for (size_t i = 0; i < count; ++i) {
+    Summary::Value* v = e.mutable_summary()->add_value();
+    v->set_tag(std::string(scalars[i].tag));
+    v->set_simple_value(static_cast<float>(scalars[i].value));
+  }
   return AddEvent(std::move(e));
 }
 

@@ -136,6 +136,63 @@ TEST_F(SummaryWriterTest, WritesEveryKindOfEventAndReadsBack) {
   EXPECT_EQ(ev[8].log_message().message(), "hello");
 }
 
+// AddScalar encodes its event by hand (the hot path of a trainer): the
+// bytes must be exactly what protobuf writes for the same Event, for every
+// kind of step, tag and value, and a tag too long for the fast path still
+// works.
+TEST_F(SummaryWriterTest, ScalarsAreByteForByteWhatProtobufWrites) {
+  auto w = SummaryWriter::Create(dir_);
+  ASSERT_TRUE(w.ok()) << w.status();
+  const std::string long_tag(300, 't');
+  struct Case {
+    std::string tag;
+    double value;
+    int64_t step;
+  };
+  const std::vector<Case> cases = {{"loss", 0.25, 7},         {"zero/step", -1.5, 0},
+                                   {"", 3.0, 1},              {"negative", 0.0, -5},
+                                   {"big", 1e30, int64_t{1} << 62}, {long_tag, 2.0, 300},
+                                   {"nan", std::nan(""), 1},  {"x", 1.0, INT64_MIN}};
+  for (const Case& c : cases) ASSERT_TRUE((*w)->AddScalar(c.tag, c.value, c.step).ok());
+  // Several in one event, and as many as to need the slow path.
+  ASSERT_TRUE((*w)->AddScalars({{"a", 1.0}, {"", 2.0}, {"c", -3.0}}, 12).ok());
+  std::vector<SummaryWriter::Scalar> many;
+  for (int i = 0; i < 100; ++i) many.push_back({"many", static_cast<double>(i)});
+  ASSERT_TRUE((*w)->AddScalars(many.data(), many.size(), 13).ok());
+  ASSERT_TRUE((*w)->Close().ok());
+  auto reader = RecordReader::Open((*w)->path());
+  ASSERT_TRUE(reader.ok());
+  uint64_t offset = 0;
+  std::string record;
+  ASSERT_TRUE((*reader)->ReadRecord(&offset, &record).ok());  // file_version
+  for (const Case& c : cases) {
+    ASSERT_TRUE((*reader)->ReadRecord(&offset, &record).ok()) << c.tag;
+    Event e;
+    ASSERT_TRUE(e.ParseFromString(record)) << c.tag;
+    EXPECT_EQ(e.SerializeAsString(), record) << c.tag;
+    EXPECT_EQ(e.step(), c.step);
+    EXPECT_GT(e.wall_time(), 0);
+    ASSERT_EQ(e.summary().value_size(), 1);
+    EXPECT_EQ(e.summary().value(0).tag(), c.tag);
+    ASSERT_TRUE(e.summary().value(0).has_simple_value()) << c.tag;
+    const float expected = static_cast<float>(c.value);
+    if (std::isnan(expected)) {
+      EXPECT_TRUE(std::isnan(e.summary().value(0).simple_value()));
+    } else {
+      EXPECT_EQ(e.summary().value(0).simple_value(), expected) << c.tag;
+    }
+  }
+  for (int64_t step : {12, 13}) {
+    ASSERT_TRUE((*reader)->ReadRecord(&offset, &record).ok());
+    Event e;
+    ASSERT_TRUE(e.ParseFromString(record));
+    EXPECT_EQ(e.SerializeAsString(), record) << step;
+    EXPECT_EQ(e.step(), step);
+    ASSERT_EQ(e.summary().value_size(), step == 12 ? 3 : 100);
+    EXPECT_EQ(e.summary().value(step == 12 ? 2 : 99).simple_value(), step == 12 ? -3.0f : 99.0f);
+  }
+}
+
 TEST_F(SummaryWriterTest, FileVersionIsOnDiskAtOnceAndFlushWritesTheRest) {
   SummaryWriterOptions opt;
   opt.flush_interval_ms = 0;  // no timer
