@@ -28,6 +28,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -36,6 +37,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "flowvm/config.pb.h"
+#include "flowvm/event_reader.h"
 #include "util/cli_runner.h"
 #include "util/test_paths.h"
 
@@ -179,9 +182,33 @@ TEST_F(DistributedExamplesTest, SyncReplicasMatchOneProcessAndReachTheTarget) {
   const std::string flags = "--no-progress --steps 300 --batch 64 --min-accuracy 0.95";
   CliResult local = RunProgram(Subdir("local"), DistributedDigitsPath(), "--mode local " + flags);
   ASSERT_EQ(local.exit_code, 0) << local.err;
+  // With summaries (they change no number): the trace of a step covers
+  // every task it ran on.
+  const std::string logdir = Subdir("sync") + "/logs";
   CliResult sync = RunProgram(Subdir("sync"), DistributedDigitsPath(),
-                              "--mode sync --workers 2 --target " + target + " " + flags);
+                              "--mode sync --workers 2 --target " + target + " " + flags + " --logdir " + logdir +
+                                  " --trace-every 100 --histogram-every 100");
   ASSERT_EQ(sync.exit_code, 0) << sync.out << sync.err;
+  std::set<std::string> traced_devices, tags;
+  auto files = ListEventFiles(logdir);
+  ASSERT_TRUE(files.ok() && files->size() == 1) << files.status().ToString();
+  auto reader = EventFileReader::Open(files->front());
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  Event event;
+  while ((*reader)->Next(&event).ok()) {
+    for (const Summary::Value& v : event.summary().value()) tags.insert(v.tag());
+    if (!event.has_tagged_run_metadata()) continue;
+    RunMetadata md;
+    ASSERT_TRUE(md.ParseFromString(event.tagged_run_metadata().run_metadata()));
+    for (const DeviceStepStats& d : md.step_stats().dev_stats()) traced_devices.insert(d.device());
+  }
+  for (const char* task : {"/job:worker/replica:0/task:0", "/job:worker/replica:0/task:1", "/job:ps/replica:0/task:0"}) {
+    EXPECT_TRUE(std::any_of(traced_devices.begin(), traced_devices.end(),
+                            [&](const std::string& d) { return d.rfind(task, 0) == 0; }))
+        << task << " is not in the trace";
+  }
+  for (const char* tag : {"loss", "accuracy", "examples_per_sec", "weights/hidden1/weights", "test_accuracy"})
+    EXPECT_TRUE(tags.count(tag)) << tag;
   EXPECT_NE(sync.out.find("mode sync: 2 workers, 32 examples each per step"), std::string::npos) << sync.out;
   const DigitsRun s = ParseDigits(sync.out), l = ParseDigits(local.out);
   EXPECT_EQ(s.step, 300);
@@ -227,7 +254,8 @@ TEST_F(DistributedExamplesTest, AsyncWorkersShareTheVariablesOnThePs) {
   CliResult w1;
   std::thread worker1([&] {
     w1 = RunProgram(w1_dir, DistributedDigitsPath(),
-                    "--worker-index 1 --init-timeout-ms 60000 --target " + WorkerTarget(1) + flags);
+                    "--worker-index 1 --init-timeout-ms 60000 --target " + WorkerTarget(1) + flags +
+                        " --logdir " + w1_dir + "/logs");
     w1_done = true;
   });
   // Start the chief once worker 1 is waiting (no time limit asserted: a
@@ -235,8 +263,15 @@ TEST_F(DistributedExamplesTest, AsyncWorkersShareTheVariablesOnThePs) {
   while (!w1_done && ReadFileBytes(w1_dir + "/stderr.txt").find("waiting for the chief") == std::string::npos)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   CliResult chief = RunProgram(Subdir("w0"), DistributedDigitsPath(),
-                               "--worker-index 0 --min-accuracy 0.95 --target " + target + flags);
+                               "--worker-index 0 --min-accuracy 0.95 --target " + target + flags +
+                                   " --logdir " + Subdir("w0") + "/logs");
   worker1.join();
+  // Only the chief writes summaries, though both were given --logdir.
+  auto chief_files = ListEventFiles(Subdir("w0") + "/logs");
+  ASSERT_TRUE(chief_files.ok()) << chief_files.status().ToString();
+  EXPECT_EQ(chief_files->size(), 1u);
+  auto w1_files = ListEventFiles(w1_dir + "/logs");
+  EXPECT_TRUE(!w1_files.ok() || w1_files->empty());
   ASSERT_EQ(chief.exit_code, 0) << chief.out << chief.err;
   ASSERT_EQ(w1.exit_code, 0) << w1.out << w1.err;
   EXPECT_NE(w1.err.find("worker 1: waiting for the chief to initialize the variables"), std::string::npos) << w1.err;
