@@ -13,28 +13,17 @@
 #include <cerrno>
 #include <filesystem>
 
-#include "core/crc32c.h"
 #include "core/file_util.h"
+#include "core/record_framing.h"
 
 namespace flowvm {
 
 namespace {
 
-constexpr uint64_t kHeaderBytes = 12;  // length + its CRC
-constexpr uint64_t kFooterBytes = 4;   // the data's CRC
+constexpr uint64_t kHeaderBytes = record_framing::kHeaderBytes;
+constexpr uint64_t kFooterBytes = record_framing::kFooterBytes;
 constexpr uint64_t kReadAhead = 256 << 10;
 constexpr char kEventFilePrefix[] = "events.out.tfevents.";
-
-uint64_t GetFixed64(const char* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
-  return v;
-}
-uint32_t GetFixed32(const char* p) {
-  uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
-  return v;
-}
 
 }  // namespace
 
@@ -119,8 +108,8 @@ Status EventFileReader::Next(Event* event) {
   const uint64_t at = offset_;
   const char* header;
   FLOWVM_RETURN_IF_ERROR(Fill(at, kHeaderBytes, &header));
-  const uint64_t length = GetFixed64(header);
-  if (Crc32cMask(Crc32c(header, 8)) != GetFixed32(header + 8)) {
+  uint64_t length = 0;
+  if (!record_framing::DecodeHeader(header, &length)) {
     stopped_status_ = errors::DataLoss("corrupted record length in event file ", path_, " at offset ", at,
                                        "; the rest of the file cannot be read");
     return stopped_status_;
@@ -135,7 +124,7 @@ Status EventFileReader::Next(Event* event) {
   const char* data;
   FLOWVM_RETURN_IF_ERROR(Fill(at + kHeaderBytes, length + kFooterBytes, &data));
   offset_ = at + kHeaderBytes + length + kFooterBytes;
-  if (Crc32cMask(Crc32c(data, static_cast<size_t>(length))) != GetFixed32(data + length))
+  if (!record_framing::DataMatchesFooter(data, length))
     return errors::DataLoss("corrupted record in event file ", path_, " at offset ", at,
                             " (data CRC mismatch); skipped");
   if (!event->ParseFromArray(data, static_cast<int>(std::min<uint64_t>(length, INT32_MAX))) || length > INT32_MAX)

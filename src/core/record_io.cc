@@ -3,33 +3,16 @@
 #include <algorithm>
 #include <cstring>
 
-#include "core/crc32c.h"
 #include "core/file_util.h"
+#include "core/record_framing.h"
 
 namespace flowvm {
 
 namespace {
 
-constexpr size_t kHeaderBytes = 12;  // length + its CRC
-constexpr size_t kFooterBytes = 4;   // the data's CRC
+using record_framing::kFooterBytes;
+using record_framing::kHeaderBytes;
 constexpr size_t kReadAhead = 256 << 10;
-
-void PutFixed64(uint64_t v, char* out) {
-  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((v >> (8 * i)) & 0xff);
-}
-void PutFixed32(uint32_t v, char* out) {
-  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>((v >> (8 * i)) & 0xff);
-}
-uint64_t GetFixed64(const char* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
-  return v;
-}
-uint32_t GetFixed32(const char* p) {
-  uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
-  return v;
-}
 
 }  // namespace
 
@@ -44,10 +27,9 @@ StatusOr<std::unique_ptr<RecordWriter>> RecordWriter::Create(const std::string& 
 
 Status RecordWriter::Write(std::string_view record) {
   char header[kHeaderBytes];
-  PutFixed64(record.size(), header);
-  PutFixed32(Crc32cMask(Crc32c(header, 8)), header + 8);
+  record_framing::EncodeHeader(record.size(), header);
   char footer[kFooterBytes];
-  PutFixed32(Crc32cMask(Crc32c(record.data(), record.size())), footer);
+  record_framing::EncodeFooter(record, footer);
   FLOWVM_RETURN_IF_ERROR(file_->Append(header, sizeof(header)));
   FLOWVM_RETURN_IF_ERROR(file_->Append(record));
   return file_->Append(footer, sizeof(footer));
@@ -89,15 +71,15 @@ Status RecordReader::ReadRecord(uint64_t* offset, std::string* record) {
   if (at >= file_->size()) return errors::OutOfRange("end of record file ", file_->path());
   const char* header;
   FLOWVM_RETURN_IF_ERROR(Fill(at, kHeaderBytes, &header));
-  const uint64_t length = GetFixed64(header);
-  if (Crc32cMask(Crc32c(header, 8)) != GetFixed32(header + 8))
+  uint64_t length = 0;
+  if (!record_framing::DecodeHeader(header, &length))
     return errors::DataLoss("corrupted record length in ", file_->path(), " at offset ", at);
   if (length > file_->size() - at - kHeaderBytes)
     return errors::DataLoss("record file ", file_->path(), " ends inside the record at offset ", at, " (",
                             length, " bytes declared)");
   const char* data;
   FLOWVM_RETURN_IF_ERROR(Fill(at + kHeaderBytes, static_cast<size_t>(length) + kFooterBytes, &data));
-  if (Crc32cMask(Crc32c(data, static_cast<size_t>(length))) != GetFixed32(data + length))
+  if (!record_framing::DataMatchesFooter(data, length))
     return errors::DataLoss("corrupted record in ", file_->path(), " at offset ", at, " (data CRC mismatch)");
   record->assign(data, static_cast<size_t>(length));
   *offset = at + kHeaderBytes + length + kFooterBytes;

@@ -12,10 +12,10 @@
 #include <ctime>
 #include <filesystem>
 
-#include "core/crc32c.h"
 #include "core/file_util.h"
 #include "core/histogram.h"
 #include "core/png_encoder.h"
+#include "core/record_framing.h"
 
 namespace flowvm {
 
@@ -24,25 +24,6 @@ namespace {
 // Past this much pending data the adding thread writes it itself, so that
 // a stalled disk cannot make the buffer grow without bound.
 constexpr size_t kMaxPendingBytes = size_t{8} << 20;
-
-void PutFixed64(uint64_t v, char* out) {
-  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((v >> (8 * i)) & 0xff);
-}
-void PutFixed32(uint32_t v, char* out) {
-  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>((v >> (8 * i)) & 0xff);
-}
-
-// Appends `data` as one TFRecord (shared/spec/formats.md).
-void AppendRecord(std::string_view data, std::string* out) {
-  char header[12];
-  PutFixed64(data.size(), header);
-  PutFixed32(Crc32cMask(Crc32c(header, 8)), header + 8);
-  char footer[4];
-  PutFixed32(Crc32cMask(Crc32c(data.data(), data.size())), footer);
-  out->append(header, sizeof(header));
-  out->append(data.data(), data.size());
-  out->append(footer, sizeof(footer));
-}
 
 double NowSeconds() {
   using namespace std::chrono;
@@ -146,7 +127,7 @@ Status SummaryWriter::EnqueueSerialized(std::string_view bytes) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (closed_) return errors::FailedPrecondition("summary writer ", path_, " is closed");
-    AppendRecord(bytes, &pending_);
+    record_framing::AppendRecord(bytes, &pending_);
     ++pending_events_;
     earlier = TakeError();
     if (pending_.size() >= kMaxPendingBytes) {

@@ -157,126 +157,121 @@ class CloseSummaryWriterOp : public OpKernel {
   }
 };
 
-class WriteSummaryOp : public OpKernel {
+// A write op: the open writer (input 0), the step (input 1), and what
+// Write makes of the other inputs. Every error names the op's tag where it
+// has one (the executor adds the node).
+class WriteOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
+  void Compute(OpKernelContext* ctx) final {
     std::shared_ptr<SummaryWriter> w;
     OP_REQUIRES_OK(ctx, WriterInput(ctx, &w));
     int64_t step = 0;
-    std::string tag, metadata;
     OP_REQUIRES_OK(ctx, ScalarInput(ctx, 1, "step", &step));
-    OP_REQUIRES_OK(ctx, ScalarInput(ctx, 3, "tag", &tag));
-    OP_REQUIRES_OK(ctx, ScalarInput(ctx, 4, "summary_metadata", &metadata));
+    OP_REQUIRES_OK(ctx, Write(ctx, *w, step));
+  }
+
+ protected:
+  virtual Status Write(OpKernelContext* ctx, SummaryWriter& w, int64_t step) = 0;
+};
+
+class WriteSummaryOp : public WriteOp {
+ public:
+  using WriteOp::WriteOp;
+  Status Write(OpKernelContext* ctx, SummaryWriter& w, int64_t step) override {
+    std::string tag, metadata;
+    FLOWVM_RETURN_IF_ERROR(ScalarInput(ctx, 3, "tag", &tag));
+    FLOWVM_RETURN_IF_ERROR(ScalarInput(ctx, 4, "summary_metadata", &metadata));
     const Tensor& tensor = ctx->input(2);
-    OP_REQUIRES(ctx, DataTypeIsSerializable(tensor.dtype()),
-                errors::InvalidArgument("summary '", tag, "': a ", DataTypeName(tensor.dtype()),
-                                        " tensor cannot be serialized"));
+    if (!DataTypeIsSerializable(tensor.dtype()))
+      return errors::InvalidArgument("summary '", tag, "': a ", DataTypeName(tensor.dtype()),
+                                     " tensor cannot be serialized");
     Summary s;
     Summary::Value* v = s.add_value();
     v->set_tag(tag);
-    OP_REQUIRES(ctx, v->mutable_metadata()->ParseFromString(metadata),
-                errors::InvalidArgument("summary '", tag, "': summary_metadata is not a SummaryMetadata"));
+    if (!v->mutable_metadata()->ParseFromString(metadata))
+      return errors::InvalidArgument("summary '", tag, "': summary_metadata is not a SummaryMetadata");
     tensor.AsProtoTensorContent(v->mutable_tensor());
-    OP_REQUIRES_OK(ctx, w->AddSummary(s, step));
+    return w.AddSummary(s, step);
   }
 };
 
-class WriteRawProtoSummaryOp : public OpKernel {
+class WriteRawProtoSummaryOp : public WriteOp {
  public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    std::shared_ptr<SummaryWriter> w;
-    OP_REQUIRES_OK(ctx, WriterInput(ctx, &w));
-    int64_t step = 0;
-    OP_REQUIRES_OK(ctx, ScalarInput(ctx, 1, "step", &step));
+  using WriteOp::WriteOp;
+  Status Write(OpKernelContext* ctx, SummaryWriter& w, int64_t step) override {
     for (const std::string& bytes : ctx->input(2).flat<std::string>())
-      OP_REQUIRES_OK(ctx, w->AddSerializedSummary(bytes, step));
+      FLOWVM_RETURN_IF_ERROR(w.AddSerializedSummary(bytes, step));
+    return Status::OK();
   }
 };
 
-class WriteScalarSummaryOp : public OpKernel {
+class WriteScalarSummaryOp : public WriteOp {
  public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    std::shared_ptr<SummaryWriter> w;
-    OP_REQUIRES_OK(ctx, WriterInput(ctx, &w));
-    int64_t step = 0;
+  using WriteOp::WriteOp;
+  Status Write(OpKernelContext* ctx, SummaryWriter& w, int64_t step) override {
     std::string tag;
-    OP_REQUIRES_OK(ctx, ScalarInput(ctx, 1, "step", &step));
-    OP_REQUIRES_OK(ctx, ScalarInput(ctx, 2, "tag", &tag));
+    FLOWVM_RETURN_IF_ERROR(ScalarInput(ctx, 2, "tag", &tag));
     const Tensor& value = ctx->input(3);
-    OP_REQUIRES(ctx, value.dims() == 0,
-                errors::InvalidArgument("scalar summary '", tag, "': value must be a scalar, got shape ",
-                                        value.shape().DebugString()));
+    if (value.dims() != 0)
+      return errors::InvalidArgument("scalar summary '", tag, "': value must be a scalar, got shape ",
+                                     value.shape().DebugString());
     auto v = RealElement(value, 0);
-    OP_REQUIRES_OK(ctx, v.status().WithContext("scalar summary '" + tag + "'"));
-    OP_REQUIRES_OK(ctx, w->AddScalar(tag, *v, step));
+    FLOWVM_RETURN_IF_ERROR(v.status().WithContext("scalar summary '" + tag + "'"));
+    return w.AddScalar(tag, *v, step);
   }
 };
 
-class WriteHistogramSummaryOp : public OpKernel {
+class WriteHistogramSummaryOp : public WriteOp {
  public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    std::shared_ptr<SummaryWriter> w;
-    OP_REQUIRES_OK(ctx, WriterInput(ctx, &w));
-    int64_t step = 0;
+  using WriteOp::WriteOp;
+  Status Write(OpKernelContext* ctx, SummaryWriter& w, int64_t step) override {
     std::string tag;
-    OP_REQUIRES_OK(ctx, ScalarInput(ctx, 1, "step", &step));
-    OP_REQUIRES_OK(ctx, ScalarInput(ctx, 2, "tag", &tag));
-    OP_REQUIRES_OK(ctx, w->AddHistogram(tag, ctx->input(3), step));
+    FLOWVM_RETURN_IF_ERROR(ScalarInput(ctx, 2, "tag", &tag));
+    return w.AddHistogram(tag, ctx->input(3), step);
   }
 };
 
-class WriteImageSummaryOp : public OpKernel {
+class WriteImageSummaryOp : public WriteOp {
  public:
-  explicit WriteImageSummaryOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+  explicit WriteImageSummaryOp(OpKernelConstruction* ctx) : WriteOp(ctx) {
     int64_t max_images = 0;
     OP_REQUIRES_OK(ctx, ctx->GetAttr("max_images", &max_images));
     OP_REQUIRES(ctx, max_images >= 1 && max_images < (int64_t{1} << 31),
                 errors::InvalidArgument("max_images must be in [1, 2^31), got ", max_images));
     max_images_ = static_cast<int>(max_images);
   }
-  void Compute(OpKernelContext* ctx) override {
-    std::shared_ptr<SummaryWriter> w;
-    OP_REQUIRES_OK(ctx, WriterInput(ctx, &w));
-    int64_t step = 0;
+  Status Write(OpKernelContext* ctx, SummaryWriter& w, int64_t step) override {
     std::string tag;
-    OP_REQUIRES_OK(ctx, ScalarInput(ctx, 1, "step", &step));
-    OP_REQUIRES_OK(ctx, ScalarInput(ctx, 2, "tag", &tag));
+    FLOWVM_RETURN_IF_ERROR(ScalarInput(ctx, 2, "tag", &tag));
     const Tensor& bad_color = ctx->input(4);
-    OP_REQUIRES(ctx, bad_color.dims() == 1,
-                errors::InvalidArgument("image summary '", tag, "': bad_color must be a vector, got shape ",
-                                        bad_color.shape().DebugString()));
+    if (bad_color.dims() != 1)
+      return errors::InvalidArgument("image summary '", tag, "': bad_color must be a vector, got shape ",
+                                     bad_color.shape().DebugString());
     Summary s;
-    OP_REQUIRES_OK(ctx, AddImageSummaries(tag, ctx->input(3), max_images_, bad_color, &s));
-    OP_REQUIRES_OK(ctx, w->AddSummary(s, step));
+    FLOWVM_RETURN_IF_ERROR(AddImageSummaries(tag, ctx->input(3), max_images_, bad_color, &s));
+    return w.AddSummary(s, step);
   }
 
  private:
   int max_images_ = 3;
 };
 
-class WriteGraphSummaryOp : public OpKernel {
+class WriteGraphSummaryOp : public WriteOp {
  public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    std::shared_ptr<SummaryWriter> w;
-    OP_REQUIRES_OK(ctx, WriterInput(ctx, &w));
-    int64_t step = 0;
+  using WriteOp::WriteOp;
+  Status Write(OpKernelContext* ctx, SummaryWriter& w, int64_t step) override {
     std::string bytes;
-    OP_REQUIRES_OK(ctx, ScalarInput(ctx, 1, "step", &step));
-    OP_REQUIRES_OK(ctx, ScalarInput(ctx, 2, "tensor", &bytes));
+    FLOWVM_RETURN_IF_ERROR(ScalarInput(ctx, 2, "tensor", &bytes));
     GraphDef graph;
-    OP_REQUIRES(ctx, graph.ParseFromString(bytes),
-                errors::InvalidArgument("graph summary: tensor is not a serialized GraphDef (", bytes.size(),
-                                        " bytes)"));
+    if (!graph.ParseFromString(bytes))
+      return errors::InvalidArgument("graph summary: tensor is not a serialized GraphDef (", bytes.size(),
+                                     " bytes)");
     // The bytes as given (they parse), at the step given.
     Event e;
     e.set_step(step);
     e.set_graph_def(std::move(bytes));
-    OP_REQUIRES_OK(ctx, w->AddEvent(std::move(e)));
+    return w.AddEvent(std::move(e));
   }
 };
 
