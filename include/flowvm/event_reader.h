@@ -7,13 +7,17 @@
 // continues from the same offset. Damage is DataLoss naming the file and the
 // byte offset:
 // - a complete record whose data CRC does not match, or whose data does not
-//   parse as an Event, is skipped: the next call reads the record after it;
+//   parse as an Event, or that is over 2 GiB (no Event is; it is not read),
+//   is skipped: the next call reads the record after it;
 // - a header whose length CRC does not match leaves nowhere to go on from:
 //   the reader stops there, and every later call returns the same DataLoss.
 //
 // Reading is incremental: each call stats the open file and reads only the
 // bytes past the offset it has reached (with a read-ahead buffer), never the
-// whole file again.
+// whole file again. The bytes past the last whole record are read afresh
+// each time, since a writer may cut a failed write back and write again.
+// An I/O error (EIO) is returned as such and the offset stays: a later call
+// tries again.
 #ifndef FLOWVM_EVENT_READER_H_
 #define FLOWVM_EVENT_READER_H_
 
@@ -63,6 +67,8 @@ class EventFileReader {
   // Makes [offset, offset + n) readable through *out. OutOfRange if the
   // file does not hold that many bytes (yet).
   Status Fill(uint64_t offset, uint64_t n, const char** out);
+  // OutOfRange for a record not (yet) whole at `offset`; drops the buffer.
+  Status AtEnd(uint64_t offset);
 
   std::string path_;
   int fd_;

@@ -65,6 +65,15 @@ StatusOr<std::unique_ptr<EventFileReader>> EventFileReader::Open(const std::stri
 
 EventFileReader::~EventFileReader() { ::close(fd_); }
 
+Status EventFileReader::AtEnd(uint64_t offset) {
+  // The bytes past the last whole record may be a record still being
+  // written, or a failed write that the writer cuts back and writes again:
+  // never trust them later, read them afresh.
+  buf_.clear();
+  buf_offset_ = 0;
+  return errors::OutOfRange("no complete record at offset ", offset, " of ", path_);
+}
+
 Status EventFileReader::Fill(uint64_t offset, uint64_t n, const char** out) {
   if (offset >= buf_offset_ && offset + n <= buf_offset_ + buf_.size()) {
     *out = buf_.data() + (offset - buf_offset_);
@@ -75,7 +84,7 @@ Status EventFileReader::Fill(uint64_t offset, uint64_t n, const char** out) {
     struct stat st;
     if (::fstat(fd_, &st) != 0) return IoError(errno, "stat of event file", path_);
     file_size_ = static_cast<uint64_t>(st.st_size);
-    if (offset + n > file_size_) return errors::OutOfRange("no complete record at offset ", offset, " of ", path_);
+    if (offset + n > file_size_) return AtEnd(offset);
   }
   // Keep the bytes already read past `offset`, read the rest (and some more).
   const uint64_t want = std::min(std::max(n, kReadAhead), file_size_ - offset);
@@ -98,7 +107,7 @@ Status EventFileReader::Fill(uint64_t offset, uint64_t n, const char** out) {
   next.resize(static_cast<size_t>(have));
   buf_ = std::move(next);
   buf_offset_ = offset;
-  if (have < n) return errors::OutOfRange("no complete record at offset ", offset, " of ", path_);
+  if (have < n) return AtEnd(offset);
   *out = buf_.data();
   return Status::OK();
 }
@@ -121,13 +130,25 @@ Status EventFileReader::Next(Event* event) {
                                        " is impossible; the rest of the file cannot be read");
     return stopped_status_;
   }
+  // A protobuf message is under 2 GiB: a longer record is no Event, and
+  // reading it would only hold its bytes in memory. Skipped unread, once it
+  // is all there.
+  if (length > INT32_MAX) {
+    struct stat st;
+    if (::fstat(fd_, &st) != 0) return IoError(errno, "stat of event file", path_);
+    file_size_ = static_cast<uint64_t>(st.st_size);
+    if (at + kHeaderBytes + length + kFooterBytes > file_size_) return AtEnd(at);
+    offset_ = at + kHeaderBytes + length + kFooterBytes;
+    return errors::DataLoss("record in event file ", path_, " at offset ", at, " is ", length,
+                            " bytes, over the 2 GiB an Event can be; skipped");
+  }
   const char* data;
   FLOWVM_RETURN_IF_ERROR(Fill(at + kHeaderBytes, length + kFooterBytes, &data));
   offset_ = at + kHeaderBytes + length + kFooterBytes;
   if (!record_framing::DataMatchesFooter(data, length))
     return errors::DataLoss("corrupted record in event file ", path_, " at offset ", at,
                             " (data CRC mismatch); skipped");
-  if (!event->ParseFromArray(data, static_cast<int>(std::min<uint64_t>(length, INT32_MAX))) || length > INT32_MAX)
+  if (!event->ParseFromArray(data, static_cast<int>(length)))
     return errors::DataLoss("record in event file ", path_, " at offset ", at, " is not an Event; skipped");
   return Status::OK();
 }

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <sstream>
 
 #include <httplib.h>
@@ -78,13 +79,23 @@ StatusOr<int64_t> IntParam(const httplib::Request& req, const char* name, int64_
   return out;
 }
 
-std::vector<std::string> SplitComma(const std::string& s) {
+// Every value of a repeated query parameter (run=a&run=b): run names may
+// hold commas, so a list is never one comma-joined value.
+std::vector<std::string> ParamValues(const httplib::Request& req, const char* name) {
   std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
+  const size_t n = req.get_param_value_count(name);
+  for (size_t i = 0; i < n; ++i) out.push_back(req.get_param_value(name, i));
   return out;
+}
+
+// The host name of a Host header ("127.0.0.1:6006", "[::1]:80", "x").
+std::string HostName(const std::string& header) {
+  if (!header.empty() && header.front() == '[') {
+    const size_t close = header.find(']');
+    return close == std::string::npos ? header : header.substr(0, close + 1);
+  }
+  const size_t colon = header.rfind(':');
+  return colon == std::string::npos ? header : header.substr(0, colon);
 }
 
 std::string BaseName(const std::string& path) { return std::filesystem::path(path).filename().string(); }
@@ -147,6 +158,16 @@ StatusOr<std::unique_ptr<BoardServer>> BoardServer::Create(BoardOptions options)
     return errors::InvalidArgument("--port ", options.port, " is not a TCP port (0 to 65535)");
   std::unique_ptr<BoardServer> board(new BoardServer(std::move(options)));
   const BoardOptions& o = board->options_;
+  // Files are served by base name: two with one name would hide one.
+  std::map<std::string, std::string> served;
+  for (const std::vector<std::string>* files : {&o.graph_files, &o.trace_files}) {
+    for (const std::string& path : *files) {
+      auto [it, added] = served.emplace(BaseName(path), path);
+      if (!added)
+        return errors::InvalidArgument("--graph/--trace ", it->second, " and ", path, " have the same name '",
+                                       it->first, "', which the board serves them by: rename one");
+    }
+  }
   for (const std::string& path : o.graph_files) {
     StatusOr<GraphDef> graph = ReadGraphDefFile(path);
     if (!graph.ok()) return Status(graph.status().code(), "--graph " + path + ": " + graph.status().message());
@@ -221,6 +242,20 @@ void BoardServer::Route() {
   auto bind = [this](void (BoardServer::*m)(const Request&, Response&)) {
     return [this, m](const Request& req, Response& res) { (this->*m)(req, res); };
   };
+  // A board on loopback has no authentication: only pages of the same
+  // machine may read it. A page elsewhere could still reach it through DNS
+  // rebinding (its own name, resolved to 127.0.0.1), so a request must name
+  // a loopback host too.
+  if (IsLoopbackHost(options_.host)) {
+    http_->set_pre_routing_handler([](const Request& req, Response& res) {
+      const std::string host = HostName(req.get_header_value("Host"));
+      if (host.empty() || IsLoopbackHost(host)) return httplib::Server::HandlerResponse::Unhandled;
+      SendError(res, errors::PermissionDenied("this board serves only pages of this machine (Host '", host,
+                                              "' is not a loopback name); use http://127.0.0.1:PORT/"));
+      res.status = 403;
+      return httplib::Server::HandlerResponse::Handled;
+    });
+  }
   http_->Get("/api/runs", bind(&BoardServer::HandleRuns));
   http_->Get("/api/scalars", bind(&BoardServer::HandleScalars));
   http_->Get("/api/histograms", bind(&BoardServer::HandleHistograms));
@@ -286,16 +321,10 @@ void BoardServer::HandleScalars(const httplib::Request& req, httplib::Response& 
     return SendError(res, errors::InvalidArgument("max_points=", *max_points, " must be at least 1"));
   const size_t points = static_cast<size_t>(std::min<int64_t>(*max_points, kMostMaxPoints));
 
-  std::vector<std::string> runs;
-  const bool named = req.has_param("runs");
-  if (named) {
-    runs = SplitComma(req.get_param_value("runs"));
-    for (const std::string& run : runs)
-      if (!store_->HasRun(run))
-        return SendError(res, errors::NotFound("no run '", run, "' in ", store_->logdir()));
-  } else {
-    runs = store_->RunNames();
-  }
+  // The runs asked for (a run deleted since the page listed it is left
+  // out like one without the tag), or all.
+  std::vector<std::string> runs = ParamValues(req, "run");
+  if (runs.empty()) runs = store_->RunNames();
   std::string out = "{\"tag\": ";
   AppendJsonString(&out, *tag);
   out += ", \"runs\": {";
@@ -331,8 +360,8 @@ void BoardServer::HandleScalars(const httplib::Request& req, httplib::Response& 
   }
   out += "}}";
   if (!any)
-    return SendError(res, errors::NotFound("no run", named ? " of those asked for" : "", " has scalar tag '",
-                                           *tag, "'"));
+    return SendError(res, errors::NotFound("no run", req.has_param("run") ? " of those asked for" : "",
+                                           " has scalar tag '", *tag, "'"));
   SendJson(res, std::move(out));
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "flowvm/config.pb.h"
 #include "flowvm/dtype.h"
@@ -47,12 +48,22 @@ bool RunData::Add(const Event& event) {
     first_wall_time_ = event.wall_time();
     changed = true;
   }
+  const int64_t previous_step = last_step_;
   if (event.what_case() != Event::kFileVersion && event.what_case() != Event::WHAT_NOT_SET) {
     changed |= last_step_ != event.step();
     last_step_ = event.step();
   }
   switch (event.what_case()) {
     case Event::kSummary:
+      // A summary at a step below the newest one seen: the job restarted
+      // from a checkpoint (as TensorBoard reads it). What its tags had at
+      // and after that step belongs to the run that died: dropped, so the
+      // curve does not zigzag between the two.
+      if (event.step() < previous_step) {
+        std::set<std::string> tags;
+        for (const Summary::Value& v : event.summary().value()) tags.insert(v.tag());
+        Purge(event.step(), &tags);
+      }
       for (const Summary::Value& v : event.summary().value()) changed |= AddValue(event, v);
       break;
     case Event::kGraphDef:
@@ -137,13 +148,18 @@ void RunData::AddRunMetadata(const std::string& tag, const std::string& bytes, i
   ++graph_version_;
 }
 
-void RunData::Purge(int64_t step) {
+void RunData::Purge(int64_t step, const std::set<std::string>* only_tags) {
   auto keep = [step](const auto& point) { return point.step < step; };
-  for (auto& [tag, r] : scalars_) r.Filter(keep);
-  for (auto& [tag, r] : histograms_) r.Filter(keep);
-  for (auto& [tag, images] : images_)
+  auto chosen = [only_tags](const std::string& tag) { return only_tags == nullptr || only_tags->count(tag) > 0; };
+  for (auto& [tag, r] : scalars_)
+    if (chosen(tag)) r.Filter(keep);
+  for (auto& [tag, r] : histograms_)
+    if (chosen(tag)) r.Filter(keep);
+  for (auto& [tag, images] : images_) {
+    if (!chosen(tag)) continue;
     images.erase(std::remove_if(images.begin(), images.end(), [step](const Image& i) { return i.info.step >= step; }),
                  images.end());
+  }
 }
 
 RunSummary RunData::Summarize(const std::string& name) const {

@@ -9,6 +9,7 @@
 #include <deque>
 #include <list>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,7 +56,8 @@ class RunData {
 
   bool AddValue(const Event& event, const Summary::Value& value);
   void AddRunMetadata(const std::string& tag, const std::string& bytes, int64_t step);
-  void Purge(int64_t step);
+  // Drops what was kept at and after `step`: of every tag, or of `only_tags`.
+  void Purge(int64_t step, const std::set<std::string>* only_tags = nullptr);
 
   const RunStoreOptions& options_;
   bool any_event_ = false;

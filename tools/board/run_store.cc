@@ -26,8 +26,13 @@ struct RunStore::Run {
 };
 
 struct RunStore::FileState {
-  std::unique_ptr<EventFileReader> reader;
+  std::unique_ptr<EventFileReader> reader;  // null once stopped or done
   bool stopped = false;  // a bad length CRC was reported; nothing more to read
+  // Read to the end while a newer file of its run existed: writers only
+  // append to the newest file, so this one is closed (its descriptor and
+  // buffer freed) and not read again.
+  bool done = false;
+  std::string last_error;  // the last error reported for it, not repeated
 };
 
 RunStore::RunStore(RunStoreOptions options) : options_(std::move(options)) {}
@@ -117,31 +122,51 @@ void RunStore::ReadRun(const std::string& name, const std::string& dir) {
     problems.clear();
   };
   for (const std::string& path : *paths) {
+    const bool newest = path == paths->back();
     std::unique_ptr<FileState>& file = files_[path];
-    if (file == nullptr) {
+    if (file == nullptr) file = std::make_unique<FileState>();
+    if (file->stopped || file->done) continue;
+    // Each error once per file, however many reloads meet it again.
+    auto problem = [&](const Status& s) {
+      if (s.ToString() != file->last_error) problems.push_back(s);
+      file->last_error = s.ToString();
+    };
+    if (file->reader == nullptr) {
       StatusOr<std::unique_ptr<EventFileReader>> reader = EventFileReader::Open(path);
       if (!reader.ok()) {
-        files_.erase(path);
-        continue;  // removed since the listing
+        // Removed since the listing (nothing to say), or unreadable.
+        if (reader.status().code() != Code::kNotFound) problem(reader.status());
+        else files_.erase(path);
+        continue;
       }
-      file = std::make_unique<FileState>();
       file->reader = std::move(reader).value();
     }
-    if (file->stopped) continue;
     for (;;) {
       Event event;
+      const uint64_t before = file->reader->offset();
       Status s = file->reader->Next(&event);
       if (s.ok()) {
         batch.push_back(std::move(event));
         if (batch.size() >= kBatchEvents) apply();
         continue;
       }
-      if (s.code() == Code::kOutOfRange) break;
-      problems.push_back(s);
-      if (file->reader->stopped()) {
-        file->stopped = true;
+      if (s.code() == Code::kOutOfRange) {
+        if (!newest) {
+          file->done = true;
+          file->reader.reset();
+        }
         break;
       }
+      problem(s);
+      if (file->reader->stopped()) {
+        file->stopped = true;
+        file->reader.reset();
+        break;
+      }
+      // A record skipped (bad CRC, not an Event) moves the reader on; an
+      // error that does not (the disk failing to read) is tried again at
+      // the next reload, not in a loop.
+      if (file->reader->offset() == before) break;
     }
   }
   apply();

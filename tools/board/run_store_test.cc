@@ -173,6 +173,29 @@ TEST(RunStoreTest, ARestartedRunDropsThePointsAtAndAfterItsStartStep) {
   EXPECT_TRUE(store.GetImages(".", "img")->empty());
 }
 
+// A job restarted from a checkpoint without a SessionLog (flowvm's
+// trainers, like most TensorFlow programs): the first summary at a step
+// below the newest seen drops its tags' points at and after that step, as
+// TensorBoard does, and leaves the other tags alone.
+TEST(RunStoreTest, ASummaryBackInStepsDropsItsTagsPointsFromThatStep) {
+  TempDir logdir;
+  {
+    EventFileForTest f(logdir.path());
+    for (int i = 0; i < 100; ++i) f.Scalar("loss", i, 1.0f);
+    f.Scalar("other", 90, 7.0f);
+    for (int i = 50; i < 60; ++i) f.Scalar("loss", i, 2.0f);  // resumed at step 50
+  }
+  RunStore store(Options(logdir.path()));
+  store.Reload();
+  ScalarSeries s = Scalars(store, ".", "loss");
+  ASSERT_EQ(s.step.size(), 60u);
+  for (size_t i = 0; i < 60; ++i) {
+    EXPECT_EQ(s.step[i], static_cast<int64_t>(i));
+    EXPECT_EQ(s.value[i], i < 50 ? 1.0 : 2.0) << "step " << i;
+  }
+  EXPECT_EQ(Scalars(store, ".", "other").step.size(), 1u);
+}
+
 TEST(RunStoreTest, FoldersAndFilesThatAppearLaterAreRead) {
   TempDir tmp;
   const std::string logdir = tmp.path() + "/logs";
