@@ -155,11 +155,18 @@ export function writeFixtureLogdir(out) {
     evalRun.add({ wall_time: T0 + 2 + i, step: i * 10, summary: [{ tag: 'accuracy', simple_value: 0.9 * (1 - Math.exp(-i / 6)) }] });
   }
   evalRun.close();
+  // A run folder whose name holds a comma and '=' (hyperparameters in the
+  // name), whose last value is non-finite (sent as null).
+  const hp = new EventFileWriter(path.join(out, 'lr=0.1,bs=32'), { wallTime: T0 + 3 });
+  for (let i = 0; i < 20; i++) {
+    hp.add({ wall_time: T0 + 3 + i, step: i * 10, summary: [{ tag: 'loss', simple_value: i === 19 ? Infinity : 2 * Math.exp(-i / 5) }] });
+  }
+  hp.close();
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const out = process.argv[2];
   if (!out) { console.error('usage: make_fixture_logdir.mjs OUTDIR'); process.exit(2); }
   writeFixtureLogdir(out);
-  console.log(`wrote ${out}/train and ${out}/eval`);
+  console.log(`wrote ${out}/train, ${out}/eval and ${out}/lr=0.1,bs=32`);
 }

@@ -95,7 +95,8 @@ function derive(run) {
     d.scalars.set(tag, { seen: pts.length, kept: thin(pts, MAX_KEPT) });
   }
   for (const [tag, hs] of d.histograms) d.histograms.set(tag, thin(hs.sort((a, b) => a.step - b.step), 500));
-  for (const [tag, im] of d.images) d.images.set(tag, im.slice(-10));
+  // `index` identifies an image across reloads, as the server's per-tag counter does.
+  for (const [tag, im] of d.images) d.images.set(tag, im.map((x, index) => ({ ...x, index })).slice(-10));
   run.derived = d;
   return d;
 }
@@ -143,7 +144,8 @@ function apiScalars(q) {
   const maxPoints = Math.min(100000, Math.max(1, Number(q.get('max_points') || 1000)));
   const minStep = q.has('min_step') ? Number(q.get('min_step')) : -Infinity;
   const maxStep = q.has('max_step') ? Number(q.get('max_step')) : Infinity;
-  const names = q.get('runs') ? q.get('runs').split(',') : [...runs.keys()].sort();
+  if (q.has('runs')) throw badArg("/api/scalars takes one 'run' per run (run=a&run=b), not 'runs'"); // catches an old client
+  const names = q.has('run') ? q.getAll('run') : [...runs.keys()].sort(); // repeated run=; unknown runs skipped
   const out = { tag, runs: {} };
   for (const name of names) {
     const run = runs.get(name);
@@ -169,7 +171,7 @@ function apiImages(q) {
   const d = getRun(q), tag = q.get('tag');
   const im = d.images.get(tag);
   if (!im) throw notFound(`run '${q.get('run')}' has no image tag '${tag}'`);
-  return { run: q.get('run'), tag, images: im.map((x, index) => ({ step: x.step, wall_time: x.wall_time, width: x.width, height: x.height, index })) };
+  return { run: q.get('run'), tag, images: im.map((x) => ({ step: x.step, wall_time: x.wall_time, width: x.width, height: x.height, index: x.index })) };
 }
 
 function fileArg(list, q) {
@@ -213,7 +215,7 @@ function handle(req, res) {
       rescan();
       if (url.pathname === '/api/image') {
         const d = getRun(q), im = d.images.get(q.get('tag'));
-        const x = im && im[Number(q.get('index'))];
+        const x = im && im.find((y) => String(y.index) === q.get('index'));
         if (!x) throw notFound(`run '${q.get('run')}' has no image ${q.get('index')} for tag '${q.get('tag')}'`);
         return send(200, 'image/png', x.png);
       }

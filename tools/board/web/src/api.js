@@ -6,10 +6,21 @@ export class ApiError extends Error {
   constructor(code, message) { super(message); this.code = code; }
 }
 
+// `path?k=v&...`: each key and value encodeURIComponent'd (a space is %20, a
+// comma %2C); an array value repeats its key (run=a&run=b); undefined and null
+// are left out.
+export function apiUrl(path, params = {}) {
+  const parts = [];
+  for (const [k, v] of Object.entries(params)) {
+    for (const x of Array.isArray(v) ? v : [v]) {
+      if (x !== undefined && x !== null) parts.push(`${encodeURIComponent(k)}=${encodeURIComponent(String(x))}`);
+    }
+  }
+  return parts.length ? `${path}?${parts.join('&')}` : path;
+}
+
 export async function getJson(path, params = {}) {
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null) q.set(k, String(v));
-  const url = q.toString() ? `${path}?${q}` : path;
+  const url = apiUrl(path, params);
   let res;
   try {
     res = await fetch(url, { cache: 'no-store' });
@@ -27,5 +38,5 @@ export async function getJson(path, params = {}) {
 }
 
 export function imageUrl(run, tag, index) {
-  return `/api/image?${new URLSearchParams({ run, tag, index: String(index) })}`;
+  return apiUrl('/api/image', { run, tag, index });
 }

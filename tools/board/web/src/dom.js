@@ -34,8 +34,12 @@ export function message(text, cls = 'empty') {
   return h(`div.${cls}`, { text });
 }
 
+// How a non-finite value reads: the server sends NaN and ±Inf as JSON null,
+// so which one it was is not known here.
+export const NON_FINITE = 'non-finite';
+
 export function fmtNumber(v) {
-  if (v === null || v === undefined) return 'NaN';
+  if (v === null || v === undefined) return NON_FINITE;
   if (!Number.isFinite(v)) return String(v);
   const a = Math.abs(v);
   if (a !== 0 && (a < 1e-3 || a >= 1e6)) return v.toExponential(3);

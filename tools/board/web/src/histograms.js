@@ -8,7 +8,7 @@
 import { getJson } from './api.js';
 import { h, message, fmtNumber, debounce } from './dom.js';
 import { withAlpha } from './colors.js';
-import { percentiles, rebin } from './percentiles.js';
+import { distribution, valueRange, rebin } from './percentiles.js';
 
 const BINS = 30;
 const MAX_RIDGES = 40;
@@ -140,11 +140,10 @@ function drawDistribution(canvas, hists, color) {
   const { ctx, width, height } = setupCanvas(canvas, 220);
   if (!hists.length) return;
   const box = { l: 56, r: width - 10, t: 10, b: height - 36 };
-  const ps = hists.map((hh) => percentiles(hh));
-  const steps = hists.map((hh) => hh.step);
+  // Histograms with no values (min = DBL_MAX) would stretch the bands and the range.
+  const { steps, ps, lo, hi, empty } = distribution(hists);
+  if (empty) { emptyNote(ctx, box); return; }
   const s0 = steps[0], s1 = steps[steps.length - 1] === s0 ? s0 + 1 : steps[steps.length - 1];
-  let lo = Math.min(...ps.map((p) => p[0])), hi = Math.max(...ps.map((p) => p[8]));
-  if (!(hi > lo)) { lo -= 0.5; hi += 0.5; }
   const X = (s) => box.l + ((s - s0) / (s1 - s0)) * (box.r - box.l);
   const Y = (v) => box.b - ((v - lo) / (hi - lo)) * (box.b - box.t);
   const bands = [[0, 8, 0.15], [1, 7, 0.25], [2, 6, 0.35], [3, 5, 0.45]];
@@ -167,11 +166,12 @@ function drawRidges(canvas, hists, color) {
   if (!hists.length) return;
   const stride = Math.ceil(hists.length / MAX_RIDGES);
   const shown = hists.filter((_, i) => i % stride === 0 || i === hists.length - 1);
-  let lo = Math.min(...shown.map((x) => x.min)), hi = Math.max(...shown.map((x) => x.max));
-  if (!(hi > lo)) { lo -= 0.5; hi += 0.5; }
-  const binned = shown.map((x) => rebin(x, lo, hi, BINS));
-  const peak = Math.max(1e-12, ...binned.flat());
   const box = { l: 56, r: width - 10, t: 10, b: height - 36 };
+  const { lo, hi, empty } = valueRange(shown); // empty histograms draw flat, outside the range
+  if (empty) { emptyNote(ctx, box); return; }
+  const binned = shown.map((x) => rebin(x, lo, hi, BINS));
+  let peak = 1e-12;
+  for (const b of binned) for (const c of b) if (c > peak) peak = c;
   const offset = mode === 'offset';
   const ridgeSpace = offset ? (box.b - box.t) * 0.5 : 0;
   const ridgeHeight = (box.b - box.t) - ridgeSpace;
@@ -194,4 +194,9 @@ function drawRidges(canvas, hists, color) {
   ctx.fillStyle = '#555'; ctx.textAlign = 'center'; ctx.textBaseline = 'top';
   for (let k = 0; k <= 4; k++) ctx.fillText(fmtNumber(lo + ((hi - lo) * k) / 4), box.l + ((box.r - box.l) * k) / 4, box.b + 4);
   ctx.fillText(`value (steps ${shown[0].step}–${shown[shown.length - 1].step}, newest in front)`, (box.l + box.r) / 2, box.b + 18);
+}
+
+function emptyNote(ctx, box) {
+  ctx.fillStyle = '#555'; ctx.textAlign = 'center'; ctx.textBaseline = 'middle';
+  ctx.fillText('no values (every histogram is empty)', (box.l + box.r) / 2, (box.t + box.b) / 2);
 }

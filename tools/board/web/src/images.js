@@ -5,6 +5,7 @@
 
 import { getJson, imageUrl } from './api.js';
 import { h, message } from './dom.js';
+import { restorePosition } from './image_list.js';
 
 export class ImagesView {
   constructor(app, root) {
@@ -55,12 +56,14 @@ class ImageCard {
     try {
       const d = await getJson('/api/images', { run: this.run, tag: this.tag });
       if (seq !== this.seq) return;
-      const atNewest = !this.images.length || Number(this.slider.value) === this.images.length - 1;
+      // Keep showing the same image (by its index) unless at the newest: the
+      // server's list shifts as new images push old ones out.
+      const pos = restorePosition(this.images, Number(this.slider.value), d.images);
       this.images = d.images;
       this.errorEl.textContent = '';
       this.slider.max = String(Math.max(0, this.images.length - 1));
       this.slider.disabled = this.images.length < 2;
-      if (atNewest || Number(this.slider.value) >= this.images.length) this.slider.value = String(this.images.length - 1);
+      this.slider.value = String(pos);
       await this.show(Number(this.slider.value));
     } catch (err) {
       if (seq === this.seq) this.errorEl.textContent = `${this.run} ${this.tag}: ${err.message}`;

@@ -45,3 +45,40 @@ export function rebin(h, lo, hi, bins) {
   }
   return out;
 }
+
+// Whether a histogram holds any value. One with none (num == 0) has
+// min = DBL_MAX and max = -DBL_MAX; its percentiles and range are meaningless.
+export function hasCounts(h) {
+  if (h.num !== undefined && h.num !== null && !(h.num > 0)) return false;
+  const counts = h.bucket || [];
+  for (const c of counts) if (c > 0) return true;
+  return false;
+}
+
+// The distribution chart's data: steps, percentile bands (BASIS_POINTS) and
+// the value range [lo, hi], over the histograms that hold values only.
+export function distribution(hists) {
+  const kept = hists.filter(hasCounts);
+  const steps = kept.map((x) => x.step);
+  const ps = kept.map((x) => percentiles(x));
+  let lo = Infinity, hi = -Infinity;
+  for (const p of ps) { if (p[0] < lo) lo = p[0]; if (p[p.length - 1] > hi) hi = p[p.length - 1]; }
+  return { steps, ps, ...paddedRange(lo, hi) };
+}
+
+// [lo, hi] of min and max over the histograms that hold values.
+export function valueRange(hists) {
+  let lo = Infinity, hi = -Infinity;
+  for (const x of hists) {
+    if (!hasCounts(x)) continue;
+    if (x.min < lo) lo = x.min;
+    if (x.max > hi) hi = x.max;
+  }
+  return paddedRange(lo, hi);
+}
+
+function paddedRange(lo, hi) {
+  if (!(lo <= hi)) return { lo: -0.5, hi: 0.5, empty: true }; // nothing to show
+  if (!(hi > lo)) return { lo: lo - 0.5, hi: hi + 0.5, empty: false };
+  return { lo, hi, empty: false };
+}

@@ -9,7 +9,7 @@
 
 import uPlot from 'uplot';
 import { getJson } from './api.js';
-import { h, message, fmtNumber, debounce } from './dom.js';
+import { h, message, fmtNumber, debounce, NON_FINITE } from './dom.js';
 import { withAlpha } from './colors.js';
 import { smooth } from './smoothing.js';
 
@@ -165,7 +165,7 @@ class ChartCard {
   async load() {
     this.stale = false;
     const seq = ++this.seq;
-    const params = { tag: this.tag, runs: this.runs.join(','), max_points: MAX_POINTS };
+    const params = { tag: this.tag, run: this.runs, max_points: MAX_POINTS }; // one run= per run: names may hold commas
     if (this.zoom) { params.min_step = Math.floor(this.zoom[0]); params.max_step = Math.ceil(this.zoom[1]); }
     try {
       const data = await getJson('/api/scalars', params);
@@ -253,7 +253,7 @@ class ChartCard {
       const d = this.data.runs[run];
       const n = d.step.length;
       const attrs = { 'data-run': run, 'data-points': n, 'data-seen': d.seen, 'data-kept': d.kept };
-      if (n) { attrs['data-last-step'] = d.step[n - 1]; attrs['data-last-value'] = d.value[n - 1] === null ? 'NaN' : d.value[n - 1]; }
+      if (n) { attrs['data-last-step'] = d.step[n - 1]; attrs['data-last-value'] = d.value[n - 1] === null ? NON_FINITE : d.value[n - 1]; }
       this.table.append(h('tr', attrs, h('td', { text: run }), h('td', { text: n }), h('td', { text: d.seen }),
         h('td', { text: n ? d.step[n - 1] : '' }), h('td', { text: n ? fmtNumber(d.value[n - 1]) : '' })));
       this.el.setAttribute(`data-points-${run.toLowerCase().replace(/[^a-z0-9_.-]/g, '_')}`, n);

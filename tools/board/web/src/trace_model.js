@@ -63,7 +63,8 @@ export function parseTrace(json) {
       s.depth = stack.length;
       stack.push(s);
     }
-    l.depth = Math.max(1, ...l.slices.map((s) => s.depth + 1));
+    l.depth = 1;
+    for (const s of l.slices) if (s.depth + 1 > l.depth) l.depth = s.depth + 1;
   }
   lanes.sort((a, b) => (procSort.get(a.pid) ?? a.pid) - (procSort.get(b.pid) ?? b.pid) || a.pid - b.pid ||
     (threadSort.get(a.key) ?? a.tid) - (threadSort.get(b.key) ?? b.tid) || a.tid - b.tid);
@@ -77,10 +78,17 @@ export function parseTrace(json) {
     flows.push({ name: String(name ?? ''), fromTs: Number(s.ts), toTs: Number(f.ts), from, to,
       fromLane: laneMap.get(`${s.pid ?? 0}:${s.tid ?? 0}`) || null, toLane: laneMap.get(`${f.pid ?? 0}:${f.tid ?? 0}`) || null });
   }
-  const all = lanes.flatMap((l) => l.slices);
-  const start = all.length ? Math.min(...all.map((x) => x.ts)) : 0;
-  const end = all.length ? Math.max(...all.map((x) => x.ts + x.dur)) : 1;
-  return { lanes, flows, start, end: end > start ? end : start + 1, sliceCount: all.length };
+  // Plain loops: spreading a million slices into Math.min throws RangeError.
+  let start = Infinity, end = -Infinity, sliceCount = 0;
+  for (const l of lanes) {
+    for (const x of l.slices) {
+      if (x.ts < start) start = x.ts;
+      if (x.ts + x.dur > end) end = x.ts + x.dur;
+    }
+    sliceCount += l.slices.length;
+  }
+  if (!sliceCount) { start = 0; end = 1; }
+  return { lanes, flows, start, end: end > start ? end : start + 1, sliceCount };
 }
 
 function enclosing(lane, ts, endInclusive) {

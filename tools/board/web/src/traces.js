@@ -10,6 +10,7 @@ import { getJson } from './api.js';
 import { h, s, message, fmtNumber } from './dom.js';
 import { nameColor } from './colors.js';
 import { parseTrace } from './trace_model.js';
+import { niceStep, ticks } from './ticks.js';
 
 const ROW = 18;
 const LANE_PAD = 6;
@@ -88,7 +89,7 @@ export class TracesView {
       const [v0, v1] = this.view;
       const t = v0 + ((e.clientX - r.left) / r.width) * (v1 - v0);
       const k = Math.exp(Math.sign(e.deltaY) * Math.min(0.5, Math.abs(e.deltaY) / 300));
-      const span = Math.max(0.01, (v1 - v0) * k);
+      const span = Math.max(0.01, Math.abs(t) * Number.EPSILON * 64, (v1 - v0) * k); // wider than doubles resolve at t
       this.view = [t - ((t - v0) / (v1 - v0)) * span, t + ((v1 - t) / (v1 - v0)) * span];
       this.render();
     }, { passive: false });
@@ -137,8 +138,7 @@ export class TracesView {
     this.svg.append(defs);
     // Time axis.
     const axis = s('g', { class: 'trace-axis' });
-    const step = niceStep((v1 - v0) / 8);
-    for (let t = Math.ceil(v0 / step) * step; t <= v1; t += step) {
+    for (const t of ticks(v0, v1, niceStep((v1 - v0) / 8))) {
       axis.append(s('line', { x1: X(t), x2: X(t), y1: AXIS - 6, y2: total, class: 'grid' }), s('text', { x: X(t) + 2, y: AXIS - 10, text: fmtTime(t) }));
     }
     this.svg.append(axis);
@@ -193,13 +193,6 @@ export class TracesView {
 }
 
 function laneHeight(lane) { return Math.max(lane.depth * ROW, 28); }
-
-function niceStep(x) {
-  if (!(x > 0)) return 1;
-  const p = Math.pow(10, Math.floor(Math.log10(x)));
-  const m = x / p;
-  return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
-}
 
 function fmtTime(us) {
   const a = Math.abs(us);
