@@ -115,6 +115,8 @@ class SummaryWriter {
   // Frames `e` as a record into the pending buffer.
   Status Enqueue(const Event& e);
   Status EnqueueSerialized(std::string_view event_bytes);
+  // InvalidArgument naming the tag (escaped) if it is not UTF-8.
+  Status CheckTag(std::string_view tag) const;
   // Writes the pending buffer to the file (and fsyncs if `sync`). Returns
   // the error of this write or one stashed by an earlier background write.
   Status WritePending(bool sync);

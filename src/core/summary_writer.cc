@@ -221,12 +221,69 @@ Status SummaryWriter::Close() {
 
 // ---- what an event holds --------------------------------------------------------
 
+namespace {
+
+// Whether `s` is well-formed UTF-8 (no overlong forms, surrogates or code
+// points past U+10FFFF).
+bool IsUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t n;
+    uint32_t cp;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xe0) == 0xc0) {
+      n = 1, cp = c & 0x1f;
+    } else if ((c & 0xf0) == 0xe0) {
+      n = 2, cp = c & 0x0f;
+    } else if ((c & 0xf8) == 0xf0) {
+      n = 3, cp = c & 0x07;
+    } else {
+      return false;
+    }
+    for (size_t k = 1; k <= n; ++k) {
+      if (i + k >= s.size()) return false;
+      const unsigned char cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xc0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3f);
+    }
+    static constexpr uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+    i += n + 1;
+  }
+  return true;
+}
+
+}  // namespace
+
+// Tags are proto3 strings: one that is not UTF-8 would make the whole
+// event unreadable (protobuf refuses to parse it), losing its other values.
+Status SummaryWriter::CheckTag(std::string_view tag) const {
+  if (IsUtf8(tag)) return Status::OK();
+  std::string shown;
+  for (unsigned char c : tag) {
+    if (c >= 0x20 && c < 0x7f) {
+      shown += static_cast<char>(c);
+    } else {
+      static constexpr char kHex[] = "0123456789abcdef";
+      shown += "\\x";
+      shown += kHex[c >> 4];
+      shown += kHex[c & 15];
+    }
+  }
+  return errors::InvalidArgument("summary writer ", path_, ": tag '", shown,
+                                 "' is not UTF-8 (event files hold tags as UTF-8 strings)");
+}
+
 Status SummaryWriter::AddEvent(Event e) {
   if (e.wall_time() == 0) e.set_wall_time(NowSeconds());
   return Enqueue(e);
 }
 
 Status SummaryWriter::AddSummary(const Summary& summary, int64_t step) {
+  for (const Summary::Value& v : summary.value()) FLOWVM_RETURN_IF_ERROR(CheckTag(v.tag()));
   Event e;
   e.set_step(step);
   *e.mutable_summary() = summary;
@@ -321,6 +378,7 @@ Status SummaryWriter::AddScalars(std::initializer_list<Scalar> scalars, int64_t 
 }
 
 Status SummaryWriter::AddScalars(const Scalar* scalars, size_t count, int64_t step) {
+  for (size_t i = 0; i < count; ++i) FLOWVM_RETURN_IF_ERROR(CheckTag(scalars[i].tag));
   char buf[512];
   size_t size = 0;
   if (EncodeScalarEvent(NowSeconds(), step, scalars, count, buf, sizeof(buf), &size))
@@ -336,6 +394,7 @@ Status SummaryWriter::AddScalars(const Scalar* scalars, size_t count, int64_t st
 }
 
 Status SummaryWriter::AddHistogram(const std::string& tag, const Tensor& values, int64_t step) {
+  FLOWVM_RETURN_IF_ERROR(CheckTag(tag));
   Histogram h;
   FLOWVM_RETURN_IF_ERROR(h.AddTensor(values, tag));
   Event e;
@@ -347,6 +406,7 @@ Status SummaryWriter::AddHistogram(const std::string& tag, const Tensor& values,
 }
 
 Status SummaryWriter::AddImage(const std::string& tag, const Tensor& image, int64_t step) {
+  FLOWVM_RETURN_IF_ERROR(CheckTag(tag));
   if (image.dtype() != DT_UINT8 || image.dims() != 3 || image.dim_size(2) < 1 || image.dim_size(2) > 4)
     return errors::InvalidArgument("image '", tag, "' must be uint8 [height, width, channels] with 1 to 4 channels, got ",
                                    DataTypeName(image.dtype()), " ", image.shape().DebugString());
@@ -376,6 +436,7 @@ Status SummaryWriter::AddGraph(const GraphDef& graph) {
 }
 
 Status SummaryWriter::AddRunMetadata(const std::string& tag, const RunMetadata& metadata, int64_t step) {
+  FLOWVM_RETURN_IF_ERROR(CheckTag(tag));
   Event e;
   e.set_step(step);
   TaggedRunMetadata* t = e.mutable_tagged_run_metadata();

@@ -193,6 +193,30 @@ TEST_F(SummaryWriterTest, ScalarsAreByteForByteWhatProtobufWrites) {
   }
 }
 
+// Tags are UTF-8 strings in the file: a tag that is not would make its
+// whole event unreadable, so it is refused, named with its bad bytes shown.
+TEST_F(SummaryWriterTest, ATagThatIsNotUtf8IsRefused) {
+  auto w = SummaryWriter::Create(dir_);
+  ASSERT_TRUE(w.ok()) << w.status();
+  for (const std::string bad : {std::string("r\xe9sum\xe9"), std::string("\xc0\x80"), std::string("x\xed\xa0\x80"),
+                                std::string("cut\xe2\x82")}) {
+    Status s = (*w)->AddScalar(bad, 1.0, 1);
+    EXPECT_EQ(s.code(), Code::kInvalidArgument) << s;
+    EXPECT_NE(s.message().find("is not UTF-8"), std::string::npos) << s;
+    Summary summary;
+    summary.add_value()->set_tag(bad);
+    EXPECT_EQ((*w)->AddSummary(summary, 1).code(), Code::kInvalidArgument);
+  }
+  Status s = (*w)->AddScalar("r\xe9sum\xe9", 1.0, 1);
+  EXPECT_NE(s.message().find("'r\\xe9sum\\xe9'"), std::string::npos) << s;
+  // Well-formed multi-byte tags are fine.
+  EXPECT_TRUE((*w)->AddScalars({{"r\xc3\xa9sum\xc3\xa9", 1.0}, {"\xe2\x82\xac", 2.0}, {"\xf0\x9f\x99\x82", 3.0}}, 2).ok());
+  ASSERT_TRUE((*w)->Close().ok());
+  std::vector<Event> events = ReadEvents((*w)->path());
+  ASSERT_EQ(events.size(), 2u);  // file_version and the good one
+  EXPECT_EQ(events[1].summary().value(1).tag(), "\xe2\x82\xac");
+}
+
 TEST_F(SummaryWriterTest, FileVersionIsOnDiskAtOnceAndFlushWritesTheRest) {
   SummaryWriterOptions opt;
   opt.flush_interval_ms = 0;  // no timer
