@@ -46,6 +46,15 @@ export function fmtNumber(v) {
   return String(Number(v.toPrecision(5)));
 }
 
+// An axis label: 3 significant digits (the exact value is in the tooltip
+// or table), exponent form for the very small and very large.
+export function fmtTick(v) {
+  if (!Number.isFinite(v)) return String(v);
+  const a = Math.abs(v);
+  if (a !== 0 && (a < 1e-3 || a >= 1e6)) return v.toExponential(2);
+  return String(Number(v.toPrecision(3)));
+}
+
 // Calls fn at most once per animation frame / `ms`.
 export function debounce(fn, ms) {
   let t = null;

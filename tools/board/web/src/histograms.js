@@ -6,7 +6,7 @@
 // Test hooks: .hist-card[data-hist-run][data-hist-tag][data-steps][data-rendered].
 
 import { getJson } from './api.js';
-import { h, message, fmtNumber, debounce } from './dom.js';
+import { h, message, fmtTick, debounce } from './dom.js';
 import { withAlpha } from './colors.js';
 import { distribution, valueRange, rebin } from './percentiles.js';
 
@@ -120,28 +120,38 @@ function setupCanvas(canvas, height) {
   return { ctx, width, height };
 }
 
-function axes(ctx, box, x0, x1, y0, y1, xLabel) {
+// The five labels of an axis from lo to hi, to 3 significant digits.
+function tickLabels(lo, hi) {
+  const labels = [];
+  for (let k = 0; k <= 4; k++) labels.push(fmtTick(lo + ((hi - lo) * k) / 4));
+  return labels;
+}
+
+// The left margin that fits the widest y label (a cut-off minus sign
+// would show a negative value as positive).
+function leftMargin(ctx, labels) {
+  let widest = 0;
+  for (const t of labels) widest = Math.max(widest, ctx.measureText(t).width);
+  return Math.max(40, Math.ceil(widest) + 10);
+}
+
+function axes(ctx, box, x0, x1, yLabels, xLabel) {
   ctx.strokeStyle = '#999'; ctx.fillStyle = '#555'; ctx.lineWidth = 1;
   ctx.beginPath(); ctx.moveTo(box.l, box.t); ctx.lineTo(box.l, box.b); ctx.lineTo(box.r, box.b); ctx.stroke();
   ctx.textAlign = 'right'; ctx.textBaseline = 'middle';
-  for (let k = 0; k <= 4; k++) {
-    const v = y0 + ((y1 - y0) * k) / 4, y = box.b - ((box.b - box.t) * k) / 4;
-    ctx.fillText(fmtNumber(v), box.l - 4, y);
-  }
+  yLabels.forEach((t, k) => ctx.fillText(t, box.l - 4, box.b - ((box.b - box.t) * k) / 4));
   ctx.textAlign = 'center'; ctx.textBaseline = 'top';
-  for (let k = 0; k <= 4; k++) {
-    const v = x0 + ((x1 - x0) * k) / 4, x = box.l + ((box.r - box.l) * k) / 4;
-    ctx.fillText(fmtNumber(v), x, box.b + 4);
-  }
+  tickLabels(x0, x1).forEach((t, k) => ctx.fillText(t, box.l + ((box.r - box.l) * k) / 4, box.b + 4));
   if (xLabel) ctx.fillText(xLabel, (box.l + box.r) / 2, box.b + 18);
 }
 
 function drawDistribution(canvas, hists, color) {
   const { ctx, width, height } = setupCanvas(canvas, 220);
   if (!hists.length) return;
-  const box = { l: 56, r: width - 10, t: 10, b: height - 36 };
   // Histograms with no values (min = DBL_MAX) would stretch the bands and the range.
   const { steps, ps, lo, hi, empty } = distribution(hists);
+  const yLabels = empty ? [] : tickLabels(lo, hi);
+  const box = { l: empty ? 56 : leftMargin(ctx, yLabels), r: width - 24, t: 10, b: height - 36 };
   if (empty) { emptyNote(ctx, box); return; }
   const s0 = steps[0], s1 = steps[steps.length - 1] === s0 ? s0 + 1 : steps[steps.length - 1];
   const X = (s) => box.l + ((s - s0) / (s1 - s0)) * (box.r - box.l);
@@ -158,7 +168,7 @@ function drawDistribution(canvas, hists, color) {
   ctx.beginPath();
   steps.forEach((s, i) => (i ? ctx.lineTo(X(s), Y(ps[i][4])) : ctx.moveTo(X(s), Y(ps[i][4]))));
   ctx.stroke();
-  axes(ctx, box, s0, s1, lo, hi, 'step');
+  axes(ctx, box, s0, s1, yLabels, 'step');
 }
 
 function drawRidges(canvas, hists, color) {
@@ -166,7 +176,7 @@ function drawRidges(canvas, hists, color) {
   if (!hists.length) return;
   const stride = Math.ceil(hists.length / MAX_RIDGES);
   const shown = hists.filter((_, i) => i % stride === 0 || i === hists.length - 1);
-  const box = { l: 56, r: width - 10, t: 10, b: height - 36 };
+  const box = { l: 56, r: width - 24, t: 10, b: height - 36 };
   const { lo, hi, empty } = valueRange(shown); // empty histograms draw flat, outside the range
   if (empty) { emptyNote(ctx, box); return; }
   const binned = shown.map((x) => rebin(x, lo, hi, BINS));
@@ -192,7 +202,7 @@ function drawRidges(canvas, hists, color) {
   ctx.strokeStyle = '#999';
   ctx.beginPath(); ctx.moveTo(box.l, box.b); ctx.lineTo(box.r, box.b); ctx.stroke();
   ctx.fillStyle = '#555'; ctx.textAlign = 'center'; ctx.textBaseline = 'top';
-  for (let k = 0; k <= 4; k++) ctx.fillText(fmtNumber(lo + ((hi - lo) * k) / 4), box.l + ((box.r - box.l) * k) / 4, box.b + 4);
+  tickLabels(lo, hi).forEach((t, k) => ctx.fillText(t, box.l + ((box.r - box.l) * k) / 4, box.b + 4));
   ctx.fillText(`value (steps ${shown[0].step}–${shown[shown.length - 1].step}, newest in front)`, (box.l + box.r) / 2, box.b + 18);
 }
 
