@@ -15,10 +15,25 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <random>
 #include <vector>
 
 namespace flowvm::board {
+
+// SplitMix64: 8 bytes of state where std::mt19937_64 has 2.5 KB, and a
+// board keeps a reservoir per run and tag (thousands of tags are possible).
+class SplitMix64 {
+ public:
+  explicit SplitMix64(uint64_t seed) : state_(seed) {}
+  uint64_t operator()() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+
+ private:
+  uint64_t state_;
+};
 
 template <typename T>
 class Reservoir {
@@ -90,7 +105,7 @@ class Reservoir {
 
  private:
   size_t capacity_;
-  std::mt19937_64 rng_;
+  SplitMix64 rng_;
   std::vector<Slot> slots_;
   std::vector<Slot> sorted_slots_;  // valid when sorted_
   size_t newest_ = 0;  // index of the newest item in slots_
