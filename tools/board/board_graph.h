@@ -6,6 +6,7 @@
 #define FLOWVM_TOOLS_BOARD_BOARD_GRAPH_H_
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "flowvm/graph.pb.h"
@@ -19,6 +20,10 @@ namespace flowvm::board {
 inline constexpr size_t kMaxAttrChars = 1024;
 std::string GraphToJson(const std::string& source, const GraphDef& graph,
                         const std::map<std::string, std::string>& placement);
+
+// The one device of `placed` that a requested device name (any fields left
+// out, e.g. "/job:ps/task:0") names; `requested` itself if none or several.
+std::string ResolveRequestedDevice(const std::string& requested, const std::set<std::string>& placed);
 
 }  // namespace flowvm::board
 
