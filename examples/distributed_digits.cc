@@ -529,11 +529,7 @@ StatusOr<Result> RunSupervised(const Flags& f, const Model& m, const Dataset& tr
     std::vector<Output> all = fetches;
     RunOptions run_options;
     RunMetadata metadata;
-    if (summaries) {
-      std::vector<Output> more = summaries->StepFetches(step - 1);
-      all.insert(all.end(), more.begin(), more.end());
-      run_options = summaries->StepOptions(step - 1);
-    }
+    if (summaries) run_options = summaries->BeforeStep(step - 1, &all);
     FLOWVM_RETURN_IF_ERROR(session.Run(run_options, feeds, all, {m.train}, &out, &metadata));
     ++r.local_steps;
     r.last_loss = out[0].scalar<float>();
@@ -542,11 +538,9 @@ StatusOr<Result> RunSupervised(const Flags& f, const Model& m, const Dataset& tr
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double accuracy = static_cast<double>(correct) / static_cast<double>(batch_size);
     const double examples_per_sec = secs > 0 ? static_cast<double>(r.local_steps * batch_size) / secs : 0;
-    if (summaries) {
-      std::vector<Tensor> fetched(out.begin() + static_cast<std::ptrdiff_t>(step_fetches), out.end());
-      FLOWVM_RETURN_IF_ERROR(
-          summaries->AfterStep(step - 1, {r.last_loss, accuracy, batch_size}, fetched, metadata));
-    }
+    if (summaries)
+      FLOWVM_RETURN_IF_ERROR(summaries->AfterStep(step - 1, {r.last_loss, accuracy, batch_size}, out, step_fetches,
+                                                  metadata));
     if (bar) bar->Update(step, r.last_loss, accuracy, examples_per_sec);
     return Status::OK();
   });
@@ -654,11 +648,7 @@ StatusOr<Result> Run(const Flags& f, const Dataset& train, const Dataset& test) 
     std::vector<Output> all = fetches;
     RunOptions run_options;
     const int64_t summary_step = r.global_step;
-    if (summaries) {
-      std::vector<Output> more = summaries->StepFetches(summary_step);
-      all.insert(all.end(), more.begin(), more.end());
-      run_options = summaries->StepOptions(summary_step);
-    }
+    if (summaries) run_options = summaries->BeforeStep(summary_step, &all);
     metadata.Clear();
     FLOWVM_RETURN_IF_ERROR(session.Run(run_options, feeds, all, {m.train}, &out, &metadata));
     ++r.local_steps;
@@ -672,11 +662,9 @@ StatusOr<Result> Run(const Flags& f, const Dataset& train, const Dataset& test) 
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double accuracy = static_cast<double>(correct) / static_cast<double>(batch_size);
     const double examples_per_sec = secs > 0 ? static_cast<double>(r.local_steps * batch_size) / secs : 0;
-    if (summaries) {
-      std::vector<Tensor> fetched(out.begin() + static_cast<std::ptrdiff_t>(step_fetches), out.end());
-      FLOWVM_RETURN_IF_ERROR(
-          summaries->AfterStep(summary_step, {r.last_loss, accuracy, batch_size}, fetched, metadata));
-    }
+    if (summaries)
+      FLOWVM_RETURN_IF_ERROR(summaries->AfterStep(summary_step, {r.last_loss, accuracy, batch_size}, out,
+                                                  step_fetches, metadata));
     if (bar) bar->Update(std::min(r.global_step, f.train.train.steps), r.last_loss, accuracy, examples_per_sec);
   }
   if (bar) bar->Finish();

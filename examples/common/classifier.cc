@@ -168,11 +168,7 @@ StatusOr<TrainResult> Train(Classifier& m, const Dataset& train, const Dataset& 
   while (step < options.steps) {
     std::vector<Output> fetches = {m.loss, m.correct};
     RunOptions run_options;
-    if (summaries) {
-      std::vector<Output> summary_fetches = summaries->StepFetches(step);
-      fetches.insert(fetches.end(), summary_fetches.begin(), summary_fetches.end());
-      run_options = summaries->StepOptions(step);
-    }
+    if (summaries) run_options = summaries->BeforeStep(step, &fetches);
     metadata.Clear();
     if (m.inputs_have_defaults) {
       Status s = session.Run(run_options, {}, fetches, {m.train}, &out, &metadata);
@@ -189,11 +185,8 @@ StatusOr<TrainResult> Train(Classifier& m, const Dataset& train, const Dataset& 
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     double loss = out[0].scalar<float>();
     double accuracy = static_cast<double>(out[1].scalar<int32_t>()) / static_cast<double>(options.batch_size);
-    if (summaries) {
-      std::vector<Tensor> fetched(out.begin() + 2, out.end());
-      FLOWVM_RETURN_IF_ERROR(summaries->AfterStep(step, {loss, accuracy, options.batch_size}, fetched,
-                                                  metadata));
-    }
+    if (summaries)
+      FLOWVM_RETURN_IF_ERROR(summaries->AfterStep(step, {loss, accuracy, options.batch_size}, out, 2, metadata));
     ++step;
     // The mean loss of the last 50 steps is the run's final loss.
     if (options.steps - step < 50) loss_sum += loss, ++loss_count;

@@ -37,13 +37,8 @@ StatusOr<std::unique_ptr<TrainingSummaries>> TrainingSummaries::Create(const Sco
   return s;
 }
 
-std::vector<Output> TrainingSummaries::StepFetches(int64_t step) const {
-  std::vector<Output> fetches;
-  if (histograms_.node() != nullptr && Due(step, options_.histogram_every)) fetches.push_back(histograms_);
-  return fetches;
-}
-
-RunOptions TrainingSummaries::StepOptions(int64_t step) const {
+RunOptions TrainingSummaries::BeforeStep(int64_t step, std::vector<Output>* fetches) const {
+  if (histograms_.node() != nullptr && Due(step, options_.histogram_every)) fetches->push_back(histograms_);
   RunOptions run_options;
   // Step 0 is the first step, slower than the rest (it prepares the graph):
   // the first trace is taken at the first multiple of trace_every after it.
@@ -56,10 +51,10 @@ RunOptions TrainingSummaries::StepOptions(int64_t step) const {
   return run_options;
 }
 
-Status TrainingSummaries::AfterStep(int64_t step, const StepResult& result, const std::vector<Tensor>& fetched,
-                                    const RunMetadata& metadata) {
-  for (const Tensor& t : fetched) {
-    FLOWVM_RETURN_IF_ERROR(writer_->AddSerializedSummary(t.scalar<std::string>(), step));
+Status TrainingSummaries::AfterStep(int64_t step, const StepResult& result, const std::vector<Tensor>& outputs,
+                                    size_t own, const RunMetadata& metadata) {
+  for (size_t i = own; i < outputs.size(); ++i) {
+    FLOWVM_RETURN_IF_ERROR(writer_->AddSerializedSummary(outputs[i].scalar<std::string>(), step));
   }
   const auto now = std::chrono::steady_clock::now();
   examples_since_ += result.examples;

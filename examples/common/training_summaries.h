@@ -16,9 +16,9 @@
 // - "test_accuracy" and "test_loss" at the end.
 // The writer's file is events.out.tfevents.<time>.<host> in DIR.
 //
-// Use: Create before the session's first Run; each step, add StepFetches to
-// the fetches and run with StepOptions, then call AfterStep with the extra
-// fetched tensors. Not thread-safe: one training loop.
+// Use: Create before the session's first Run; each step, call BeforeStep,
+// run with the fetches and options it gave, then call AfterStep with the
+// outputs. Not thread-safe: one training loop.
 #ifndef FLOWVM_EXAMPLES_COMMON_TRAINING_SUMMARIES_H_
 #define FLOWVM_EXAMPLES_COMMON_TRAINING_SUMMARIES_H_
 
@@ -55,20 +55,19 @@ class TrainingSummaries {
   static StatusOr<std::unique_ptr<TrainingSummaries>> Create(const Scope& root, const SummaryOptions& options,
                                                              Output images = Output());
 
-  // Tensors to fetch beside the step's own for global step `step` (the
-  // value before the step runs); empty when nothing is due.
-  std::vector<Output> StepFetches(int64_t step) const;
-  // Traced options when a trace is due at `step`, defaults otherwise.
-  RunOptions StepOptions(int64_t step) const;  // the first trace asks for the partition graphs too
-  // The step's results: its mean loss, batch accuracy and examples (the
-  // throughput reported is over the steps since the previous summary),
-  // StepFetches(step)'s tensors in order, and what the Run with
-  // StepOptions(step) returned in `metadata`.
+  // Before the step at global step `step` (the value before it runs):
+  // appends what is due to `fetches` (after the step's own) and returns the
+  // run options (traced when a trace is due; the first trace asks for the
+  // partition graphs too).
+  RunOptions BeforeStep(int64_t step, std::vector<Output>* fetches) const;
+  // After it: its mean loss, batch accuracy and examples (the throughput
+  // reported is over the steps since the previous summary), the Run's
+  // outputs (`outputs[own...]` are what BeforeStep added) and metadata.
   struct StepResult {
     double loss = 0, accuracy = 0;
     int64_t examples = 0;
   };
-  Status AfterStep(int64_t step, const StepResult& result, const std::vector<Tensor>& fetched,
+  Status AfterStep(int64_t step, const StepResult& result, const std::vector<Tensor>& outputs, size_t own,
                    const RunMetadata& metadata);
   Status AddTestResult(int64_t step, double accuracy, double loss);
   Status Close();
