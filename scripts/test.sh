@@ -129,7 +129,7 @@ if [[ "${FLOWVM_SKIP_ASAN:-0}" == "1" ]]; then
   notes+=("asan: skipped (FLOWVM_SKIP_ASAN=1)")
 else
   banner "(b) ASan+UBSan build in build-asan/ (clang)"
-  asan_args=("${clang_args[@]}" "-DFLOWVM_SANITIZE=address,undefined")
+  asan_args=("${clang_args[@]}" "-DFLOWVM_SANITIZE=address,undefined" -DFLOWVM_BUILD_PYTHON=OFF)
   if [[ -f fuzz/CMakeLists.txt ]]; then
     asan_args+=(-DFLOWVM_BUILD_FUZZ=ON)
   else
@@ -161,7 +161,7 @@ if [[ "${FLOWVM_SKIP_TSAN:-0}" == "1" ]]; then
   notes+=("tsan: skipped (FLOWVM_SKIP_TSAN=1)")
 else
   banner "(d) TSan build of the runtime tests in build-tsan/ (clang)"
-  tsan_args=("${clang_args[@]}" "-DFLOWVM_SANITIZE=thread" -DFLOWVM_BUILD_FUZZ=OFF)
+  tsan_args=("${clang_args[@]}" "-DFLOWVM_SANITIZE=thread" -DFLOWVM_BUILD_FUZZ=OFF -DFLOWVM_BUILD_PYTHON=OFF)
   export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
   if cmake -S . -B build-tsan -G Ninja "${tsan_args[@]}" >/dev/null &&
      CCACHE_BASEDIR="$repo_root" CCACHE_NOHASHDIR=1 cmake --build build-tsan --target flowvm_runtime_test; then

@@ -135,6 +135,16 @@ class Tensor {
   StatusOr<Tensor> DeepCopy(Allocator* allocator) const;
 
   bool SharesBufferWith(const Tensor& other) const { return buf_ != nullptr && buf_ == other.buf_; }
+  // Whether this Tensor is the only one referring to its buffer (so handing
+  // the buffer to someone else cannot let a kernel write under them).
+  bool BufferRefCountIsOne() const { return buf_ != nullptr && buf_->RefCountIsOne(); }
+
+  // A tensor over memory someone else owns (a NumPy array's, a mapped
+  // file's): `buf` is a TensorBuffer subclass whose Destroy releases that
+  // memory; the tensor takes over the caller's one reference. Element
+  // storage need only be aligned for the element type. REQUIRES:
+  // dtype is numeric (not DT_STRING) and buf->bytes() covers the shape.
+  static StatusOr<Tensor> FromBuffer(DataType dtype, const TensorShape& shape, TensorBuffer* buf);
   // True if no other Tensor shares the buffer: it may be updated in place.
   bool RefCountIsOne() const { return buf_ != nullptr && buf_->RefCountIsOne(); }
 

@@ -145,6 +145,22 @@ Tensor::Tensor(DataType dtype, const TensorShape& shape) {
   *this = std::move(t).value();
 }
 
+StatusOr<Tensor> Tensor::FromBuffer(DataType dtype, const TensorShape& shape, TensorBuffer* buf) {
+  if (buf == nullptr) return errors::InvalidArgument("Tensor::FromBuffer: no buffer");
+  if (!DataTypeIsStorable(dtype) || HasObjectElements(dtype) || IsRefType(dtype)) {
+    buf->Unref();
+    return errors::InvalidArgument("Tensor::FromBuffer: cannot wrap ", DataTypeName(dtype), " elements");
+  }
+  const size_t elem = DataTypeSize(dtype);
+  const uint64_t need = static_cast<uint64_t>(shape.num_elements()) * elem;
+  if (need > buf->bytes() || (elem > 0 && reinterpret_cast<uintptr_t>(buf->data()) % elem != 0)) {
+    buf->Unref();
+    return errors::InvalidArgument("Tensor::FromBuffer: ", buf->bytes(), " bytes at ", buf->data(),
+                                   " cannot hold ", DataTypeName(dtype), " ", shape.DebugString());
+  }
+  return Tensor(dtype, shape, buf, static_cast<char*>(buf->data()));
+}
+
 Tensor::Tensor(const Tensor& other)
     : dtype_(other.dtype_), shape_(other.shape_), buf_(other.buf_), data_(other.data_) {
   if (buf_) buf_->Ref();

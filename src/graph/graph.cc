@@ -105,6 +105,16 @@ void Graph::RemoveEdge(const Edge* e) {
   edges_[e->id()].reset();
 }
 
+void Graph::SetRequestedDevice(Node* node, std::string device) { node->def_.set_device(std::move(device)); }
+
+Status Graph::SetPrivateAttr(Node* node, const std::string& name, const AttrValue& value) {
+  if (name.empty() || name[0] != '_')
+    return errors::InvalidArgument(node->label(), ": only attrs beginning with '_' can be set after the node is added, not '",
+                                   name, "'");
+  (*node->def_.mutable_attr())[name] = value;
+  return Status::OK();
+}
+
 void Graph::RemoveNode(Node* node) {
   std::vector<const Edge*> edges = node->in_edges_;
   edges.insert(edges.end(), node->out_edges_.begin(), node->out_edges_.end());

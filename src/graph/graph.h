@@ -118,6 +118,11 @@ class Graph {
   const Edge* AddControlEdge(Node* src, Node* dst);
   void RemoveEdge(const Edge* e);
   void RemoveNode(Node* node);  // and its edges
+  // Edits of a node already added, for clients that decide them afterwards
+  // (the Python front-end's device functions and colocation): the
+  // requested device, and an attr the op does not declare ("_class").
+  void SetRequestedDevice(Node* node, std::string device);
+  Status SetPrivateAttr(Node* node, const std::string& name, const AttrValue& value);
 
   Node* FindNode(const std::string& name) const;
   Node* FindNodeId(int id) const { return id >= 0 && id < static_cast<int>(nodes_.size()) ? nodes_[id].get() : nullptr; }

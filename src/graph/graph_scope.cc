@@ -28,6 +28,8 @@ void GraphScope::UpdateStatus(const Status& s) const {
   if (shared_->status.ok() && !s.ok()) shared_->status = s;
 }
 
+void GraphScope::ClearStatus() const { shared_->status = Status::OK(); }
+
 std::string GraphScope::MakeUnique(const std::string& base) const {
   auto& counts = shared_->name_counts;
   auto it = counts.find(base);

@@ -72,6 +72,9 @@ class GraphScope {
   Status status() const;
   // Records `s` if it is the first error.
   void UpdateStatus(const Status& s) const;
+  // Forgets the recorded error, for a client that reports each failed add
+  // as it happens and goes on building (the Python front-end).
+  void ClearStatus() const;
 
   // A child name scope "<prefix>/<name>", made unique ("name_1", ...) when
   // the same child was opened before or a node already has that name.

@@ -271,54 +271,78 @@ Status ShapeRefiner::InferAll(const Graph& graph) {
   FLOWVM_RETURN_IF_ERROR(graph.TopologicalOrder(&order));
   shapes_.assign(graph.num_node_ids(), {});
   const_values_.assign(graph.num_node_ids(), Tensor());
-  for (Node* n : order) {
-    // Only small constants are materialized (shape functions want shape-like
-    // values): a Const whose proto describes a huge tensor without carrying
-    // its bytes must not make validation allocate it.
-    const AttrValue* value = n->op() == "Const" ? FindNodeAttr(n->def(), "value") : nullptr;
-    if (value != nullptr && value->value_case() == AttrValue::kTensor && value->tensor().dtype() != DT_STRING) {
-      auto shape = TensorShape::FromProto(value->tensor().tensor_shape());
-      Tensor t;
-      if (shape.ok() && shape->num_elements() <= kMaxConstElements && GetNodeAttr(n->def(), "value", &t).ok())
-        const_values_[n->id()] = t;
-    }
-    std::vector<PartialTensorShape> inputs(n->num_inputs());
-    std::vector<const Tensor*> values(n->num_inputs(), nullptr);
-    for (const Edge* e : n->in_edges()) {
-      if (e->IsControlEdge()) continue;
-      const auto& src_shapes = shapes_[e->src()->id()];
-      if (e->src_output() < static_cast<int>(src_shapes.size())) inputs[e->dst_input()] = src_shapes[e->src_output()];
-      const Tensor& v = const_values_[e->src()->id()];
-      if (v.IsInitialized()) values[e->dst_input()] = &v;
-    }
-    InferenceContext ctx(n, std::move(inputs), std::move(values));
-    const ShapeFn& fn = n->op_reg().shape_fn;
-    Status s = fn ? fn(&ctx) : UnknownShape(&ctx);
-    if (!s.ok()) return errors::InvalidArgument(n->label(), ": ", s.message());
-    auto& out = shapes_[n->id()];
-    out.resize(n->num_outputs());
-    for (int i = 0; i < n->num_outputs(); ++i) out[i] = ctx.output(i);
-    // Shape of a fully known shape is a constant for the shape functions
-    // downstream (Shape -> Reshape / Fill), as TensorFlow's refiner does.
-    if (n->op() == "Shape" && n->num_outputs() == 1 && n->num_inputs() == 1 && ctx.input(0).IsFullyDefined() &&
-        ctx.input(0).dims() <= kMaxConstElements) {
-      const auto& dims = ctx.input(0).dim_sizes();
-      DataType t = n->output_type(0);
-      Tensor v;
-      if (t == DT_INT32) {
-        bool fits = true;
-        std::vector<int32_t> d32;
-        for (int64_t d : dims) {
-          if (d > INT32_MAX) fits = false;
-          d32.push_back(static_cast<int32_t>(d));
-        }
-        if (fits) v = Tensor::FromVector<int32_t>(d32);
-      } else if (t == DT_INT64) {
-        v = Tensor::FromVector<int64_t>(dims);
-      }
-      if (v.IsInitialized()) const_values_[n->id()] = v;
-    }
+  for (Node* n : order) FLOWVM_RETURN_IF_ERROR(InferNode(n));
+  return Status::OK();
+}
+
+Status ShapeRefiner::InferNode(const Node* n) {
+  if (n->id() >= static_cast<int>(shapes_.size())) {
+    shapes_.resize(n->id() + 1);
+    const_values_.resize(n->id() + 1);
   }
+  // Only small constants are materialized (shape functions want shape-like
+  // values): a Const whose proto describes a huge tensor without carrying
+  // its bytes must not make validation allocate it.
+  const AttrValue* value = n->op() == "Const" ? FindNodeAttr(n->def(), "value") : nullptr;
+  if (value != nullptr && value->value_case() == AttrValue::kTensor && value->tensor().dtype() != DT_STRING) {
+    auto shape = TensorShape::FromProto(value->tensor().tensor_shape());
+    Tensor t;
+    if (shape.ok() && shape->num_elements() <= kMaxConstElements && GetNodeAttr(n->def(), "value", &t).ok())
+      const_values_[n->id()] = t;
+  }
+  std::vector<PartialTensorShape> inputs(n->num_inputs());
+  std::vector<const Tensor*> values(n->num_inputs(), nullptr);
+  for (const Edge* e : n->in_edges()) {
+    if (e->IsControlEdge() || e->src()->id() >= static_cast<int>(shapes_.size())) continue;
+    const auto& src_shapes = shapes_[e->src()->id()];
+    if (e->src_output() < static_cast<int>(src_shapes.size())) inputs[e->dst_input()] = src_shapes[e->src_output()];
+    const Tensor& v = const_values_[e->src()->id()];
+    if (v.IsInitialized()) values[e->dst_input()] = &v;
+  }
+  InferenceContext ctx(n, std::move(inputs), std::move(values));
+  const ShapeFn& fn = n->op_reg().shape_fn;
+  Status s = fn ? fn(&ctx) : UnknownShape(&ctx);
+  if (!s.ok()) return errors::InvalidArgument(n->label(), ": ", s.message());
+  auto& out = shapes_[n->id()];
+  out.resize(n->num_outputs());
+  for (int i = 0; i < n->num_outputs(); ++i) out[i] = ctx.output(i);
+  // Shape of a fully known shape is a constant for the shape functions
+  // downstream (Shape -> Reshape / Fill), as TensorFlow's refiner does.
+  if (n->op() == "Shape" && n->num_outputs() == 1 && n->num_inputs() == 1 && ctx.input(0).IsFullyDefined() &&
+      ctx.input(0).dims() <= kMaxConstElements) {
+    const auto& dims = ctx.input(0).dim_sizes();
+    DataType t = n->output_type(0);
+    Tensor v;
+    if (t == DT_INT32) {
+      bool fits = true;
+      std::vector<int32_t> d32;
+      for (int64_t d : dims) {
+        if (d > INT32_MAX) fits = false;
+        d32.push_back(static_cast<int32_t>(d));
+      }
+      if (fits) v = Tensor::FromVector<int32_t>(d32);
+    } else if (t == DT_INT64) {
+      v = Tensor::FromVector<int64_t>(dims);
+    }
+    if (v.IsInitialized()) const_values_[n->id()] = v;
+  }
+  return Status::OK();
+}
+
+Status ShapeRefiner::MergeOutputShape(const Node* n, int index, const PartialTensorShape& shape) {
+  if (n->id() >= static_cast<int>(shapes_.size())) {
+    shapes_.resize(n->id() + 1);
+    const_values_.resize(n->id() + 1);
+  }
+  auto& out = shapes_[n->id()];
+  if (index < 0 || index >= n->num_outputs())
+    return errors::InvalidArgument(n->label(), " has no output ", index);
+  out.resize(n->num_outputs());
+  auto merged = out[index].MergeWith(shape);
+  if (!merged.ok())
+    return errors::InvalidArgument("shape ", shape.DebugString(), " is not compatible with ", out[index].DebugString(),
+                                   ", the shape of '", n->name(), ":", index, "'");
+  out[index] = *merged;
   return Status::OK();
 }
 

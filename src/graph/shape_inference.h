@@ -99,6 +99,14 @@ class ShapeRefiner {
  public:
   // Runs every node's shape function in topological order.
   Status InferAll(const Graph& graph);
+  // Infers one node from the shapes already known for its inputs (inputs
+  // not inferred yet count as unknown): for clients that build a graph
+  // node by node and want each node's shapes as it is added (the Python
+  // front-end). Errors name the node.
+  Status InferNode(const Node* node);
+  // Merges `shape` into output `index` of node `id` (TensorFlow's
+  // Tensor.set_shape); InvalidArgument if they are incompatible.
+  Status MergeOutputShape(const Node* node, int index, const PartialTensorShape& shape);
   // Output shapes of node `id` (empty vector if not inferred).
   const std::vector<PartialTensorShape>& OutputShapes(int id) const;
 

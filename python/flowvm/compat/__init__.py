@@ -1,0 +1,1 @@
+"""Compatibility APIs: flowvm.compat.v1 is TensorFlow 1.x's."""

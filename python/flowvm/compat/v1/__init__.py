@@ -1,0 +1,59 @@
+"""TensorFlow 1.x's Python API over flowvm's runtime.
+
+    import flowvm.compat.v1 as tf
+
+Graphs, sessions, variables, training, control flow, queues, summaries and
+clusters use TensorFlow 1.x's names, signatures and defaults; programs
+written for it run with only the import line changed (or unchanged, under
+`python3 -m flowvm.tf1 SCRIPT.py`).
+"""
+# The implementation modules, in dependency order; each one's __all__ is
+# what it adds to this namespace.
+from flowvm.tf.dtypes import *  # noqa: F401,F403
+from flowvm.tf.dtypes import DType, as_dtype  # noqa: F401
+from flowvm.tf.tensor_shape import TensorShape, Dimension, dimension_value  # noqa: F401
+from flowvm.tf.device_spec import DeviceSpec  # noqa: F401
+from flowvm.tf.ops import (Graph, Operation, Tensor, GraphKeys, get_default_graph, reset_default_graph,  # noqa: F401
+                           name_scope, op_scope, device, control_dependencies, colocate_with,
+                           add_to_collection, add_to_collections, get_collection, get_collection_ref,
+                           get_default_session, convert_to_tensor, convert_n_to_tensor,
+                           convert_to_tensor_or_indexed_slices, register_tensor_conversion_function,
+                           executing_eagerly, enable_eager_execution, disable_eager_execution, get_name_scope)
+from flowvm.tf.constant_op import constant  # noqa: F401
+from flowvm.tf.session import Session, InteractiveSession  # noqa: F401
+from flowvm.tf.gradients_impl import gradients  # noqa: F401
+from flowvm.tf.importer import import_graph_def  # noqa: F401
+from flowvm.tf.tensor_util import make_tensor_proto, make_ndarray  # noqa: F401
+
+from flowvm.config_pb2 import ConfigProto, RunOptions, RunMetadata, GPUOptions, GraphOptions  # noqa: F401
+from flowvm.config_pb2 import OptimizerOptionsProto as OptimizerOptions  # noqa: F401
+from flowvm.graph_pb2 import GraphDef  # noqa: F401
+from flowvm.node_def_pb2 import NodeDef  # noqa: F401
+from flowvm.attr_value_pb2 import AttrValue, NameAttrList  # noqa: F401
+from flowvm.tensor_pb2 import TensorProto  # noqa: F401
+from flowvm.summary_pb2 import Summary, SummaryMetadata, HistogramProto  # noqa: F401
+from flowvm.event_pb2 import Event, SessionLog, LogMessage  # noqa: F401
+from flowvm.op_def_pb2 import OpDef  # noqa: F401
+
+from flowvm.compat.v1 import errors, dtypes, raw_ops  # noqa: F401,E402
+
+newaxis = None
+AUTO_REUSE = "AUTO_REUSE"  # replaced by variable_scope's object when that module loads
+
+
+def disable_v2_behavior():
+    """TensorFlow 2's switch back to 1.x behaviour: flowvm.compat.v1 is 1.x already."""
+
+
+def enable_v2_behavior():
+    raise NotImplementedError("flowvm.compat.v1 is TensorFlow 1.x's API; TensorFlow 2 behaviour is not available")
+
+
+def disable_resource_variables():
+    """1.x's reference variables are the default here."""
+
+
+__version__ = "1.15.0"
+VERSION = __version__
+GRAPH_DEF_VERSION = 27
+COMPILER_VERSION = "flowvm"

@@ -1,0 +1,1 @@
+"""The implementation of flowvm.compat.v1 (TensorFlow 1.x's Python API)."""

@@ -1,0 +1,20 @@
+"""tf.constant."""
+from flowvm.tf import dtypes
+from flowvm.tf import ops
+from flowvm.tf import tensor_util
+
+
+def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
+    """A Const node holding `value` (converted to `dtype`; reshaped or
+    filled to `shape` when given)."""
+    arr = tensor_util.to_numpy(value, dtype)
+    if shape is not None:
+        arr = tensor_util.reshape_constant(arr, shape, verify_shape)
+    dt = dtypes.as_dtype(dtype).base_dtype if dtype is not None else dtypes.as_dtype(arr.dtype)
+    g = ops.get_default_graph()
+    op = g._create_op("Const", [], {"value": arr, "dtype": dt.as_datatype_enum}, name=name or "Const")
+    return op.outputs[0]
+
+
+def _constant_tensor_conversion(value, dtype=None, name=None, as_ref=False):
+    return constant(value, dtype=dtype, name=name)
