@@ -4,6 +4,7 @@
 // or libm results, broadcasting, 16-bit types, and clean errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -159,6 +160,38 @@ TEST(MoreCwiseTest, SoftsignAndGrad) {
   ExpectTensorNear(Run1("SoftsignGrad", {V<double>({2, 2, 8}), V<double>({-3, 0, 1})}), V<double>({0.125, 2, 2}),
                    1e-15);
   ExpectInvalid("SoftsignGrad", {V<float>({1}), V<float>({1, 2})}, "same size and shape");
+}
+
+// Sharded over 4 threads, with the inputs handed over so the output may
+// reuse their buffers: the same values as computed here.
+TEST(MoreCwiseTest, ShardedAndForwarded) {
+  const int64_t n = 10000;
+  std::vector<float> x(n), leaky(n), clipped(n);
+  for (int64_t i = 0; i < n; ++i) {
+    x[i] = static_cast<float>(i % 17) - 8.5f;
+    leaky[i] = x[i] > 0 ? x[i] : 0.2f * x[i];
+    clipped[i] = std::min(std::max(x[i], -2.0f), 3.0f);
+  }
+  struct Case {
+    const char* op;
+    std::vector<Tensor> inputs;
+    std::vector<float> want;
+  };
+  for (Case& c : std::vector<Case>{{"LeakyRelu", {V<float>(x)}, leaky},
+                                   {"ClipByValue", {V<float>(x), Tensor::Scalar<float>(-2), Tensor::Scalar<float>(3)},
+                                    clipped}}) {
+    SCOPED_TRACE(c.op);
+    testing::OpTest t;
+    TestNode node("n", c.op);
+    for (size_t i = 0; i < c.inputs.size(); ++i) node.Input("in" + std::to_string(i));
+    node.Attr("T", DT_FLOAT);
+    FLOWVM_ASSERT_OK(t.Init(node));
+    for (const Tensor& in : c.inputs) t.AddInput(in.DeepCopy());
+    t.set_give_inputs(true);
+    t.set_num_threads(4);
+    FLOWVM_ASSERT_OK(t.Run());
+    ExpectTensorEqual(t.output(0), V<float>(c.want));
+  }
 }
 
 }  // namespace

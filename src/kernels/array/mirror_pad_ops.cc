@@ -11,7 +11,7 @@
 
 #include "kernels/array/array_util.h"
 #include "kernels/framework/kernel_registry.h"
-#include "kernels/nn/nn_util.h"
+#include "kernels/cwise_ops.h"
 
 namespace flowvm {
 namespace {
@@ -196,7 +196,7 @@ void AddSlab(const Slab& s, T* buf) {
   std::vector<int64_t> idx(rank, 0);
   int64_t b = s.border_base, m = s.mirror_base;
   while (true) {
-    buf[m] = nn::Narrow<T>(nn::Widen(buf[m]) + nn::Widen(buf[b]));
+    buf[m] = cwise::AddFn::Apply(buf[m], buf[b]);  // integers wrap
     int k = rank - 1;
     for (; k >= 0; --k) {
       b += s.border_strides[k];

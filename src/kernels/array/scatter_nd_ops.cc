@@ -12,7 +12,7 @@
 
 #include "kernels/array/array_util.h"
 #include "kernels/framework/kernel_registry.h"
-#include "kernels/nn/nn_util.h"
+#include "kernels/cwise_ops.h"
 
 namespace flowvm {
 namespace {
@@ -174,7 +174,7 @@ class ScatterAddOp : public OpKernel {
     for (int64_t i = 0; i < plan.num_slices; ++i) {
       T* dst = o + plan.offsets[i];
       const T* src = u + i * n;
-      for (int64_t j = 0; j < n; ++j) dst[j] = nn::Narrow<T>(nn::Widen(dst[j]) + nn::Widen(src[j]));
+      for (int64_t j = 0; j < n; ++j) dst[j] = cwise::AddFn::Apply(dst[j], src[j]);  // integers wrap
     }
   }
 
