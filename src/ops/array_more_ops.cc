@@ -121,7 +121,7 @@ Status DepthSpaceShape(InferenceContext* c, bool to_space) {
   std::string format;
   FLOWVM_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
   if (format != "NHWC")
-    return errors::Unimplemented("only data_format NHWC is supported on CPU, got ", format);
+    return errors::InvalidArgument("Only NHWC data_format is supported on CPU, got ", format);
   std::vector<int64_t> dims = in.dim_sizes();
   const int64_t b2 = bs * bs;
   if (to_space) {
