@@ -1,5 +1,5 @@
-// The second-order gradient of fused batch norm is not implemented: asking
-// for it is Unimplemented, naming the FusedBatchNormGrad node.
+// Second-order gradients that are not implemented (of FusedBatchNormGrad*
+// and MaxPool3DGrad): asking for one is Unimplemented, naming the node.
 #include <gtest/gtest.h>
 
 #include "graph/gradients.h"
@@ -7,7 +7,7 @@
 namespace flowvm::testing {
 namespace {
 
-TEST(NnBatchNormGradErrorsTest, GradientOfFusedBatchNormGradIsUnimplemented) {
+TEST(NnUnimplementedGradErrorsTest, GradientOfFusedBatchNormGradIsUnimplemented) {
   for (const char* op : {"FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3"}) {
     SCOPED_TRACE(op);
     Graph graph;
@@ -30,6 +30,24 @@ TEST(NnBatchNormGradErrorsTest, GradientOfFusedBatchNormGradIsUnimplemented) {
     EXPECT_EQ(s.code(), Code::kUnimplemented) << s;
     EXPECT_NE(s.ToString().find("node 'bng'"), std::string::npos) << s;
   }
+}
+
+TEST(NnUnimplementedGradErrorsTest, GradientOfMaxPool3DGradIsUnimplemented) {
+  Graph graph;
+  GraphScope root(&graph);
+  NodeOut x = root.WithOpName("x").Op("Placeholder", {}, {{"dtype", MakeAttrValue(DT_FLOAT)},
+                                                          {"shape", MakeAttrValue(TensorShape({1, 2, 2, 2, 1}))}});
+  AttrMap attrs = {{"ksize", MakeAttrValue(std::vector<int64_t>{1, 2, 2, 2, 1})},
+                   {"strides", MakeAttrValue(std::vector<int64_t>{1, 2, 2, 2, 1})},
+                   {"padding", MakeAttrValue(std::string("VALID"))}};
+  NodeOut y = root.Op("MaxPool3D", {x}, attrs);
+  NodeOut dy = root.Op("OnesLike", {y});
+  NodeOut dx = root.WithOpName("mp3g").Op("MaxPool3DGrad", {x, y, dy}, attrs);
+  ASSERT_TRUE(root.ok()) << root.status();
+  std::vector<NodeOut> ddx;
+  Status s = AddSymbolicGradients(root, {dx}, {dy}, {}, &ddx);
+  EXPECT_EQ(s.code(), Code::kUnimplemented) << s;
+  EXPECT_NE(s.ToString().find("node 'mp3g'"), std::string::npos) << s;
 }
 
 }  // namespace
