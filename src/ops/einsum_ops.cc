@@ -51,8 +51,8 @@ Status EinsumShape(InferenceContext* c) {
         std::vector<int64_t> dims(s.dim_sizes().begin() + a, s.dim_sizes().begin() + a + r);
         auto b = BroadcastShapes(ellipsis, PartialTensorShape::FromDims(dims).value());
         if (!b.ok())
-          return errors::InvalidArgument("Einsum '", equation, "': the '...' dims do not broadcast: ",
-                                         b.status().message());
+          return errors::InvalidArgument("Einsum '", equation,
+                                         "': the '...' dims do not broadcast: ", b.status().message());
         ellipsis = *b;
         a += r;
         continue;
@@ -101,23 +101,29 @@ std::string Str(const std::vector<int>& labels) {
 Status OperandGrad(const GraphScope& s, const Node& op, const EinsumSpec& spec, int i, NodeOut dy, NodeOut* dx) {
   const std::vector<int>& mine = spec.inputs[i];
   const std::vector<int>* other = spec.inputs.size() == 2 ? &spec.inputs[1 - i] : nullptr;
-  auto has = [](const std::vector<int>* v, int l) { return v != nullptr && std::find(v->begin(), v->end(), l) != v->end(); };
+  auto has = [](const std::vector<int>* v, int l) {
+    return v != nullptr && std::find(v->begin(), v->end(), l) != v->end();
+  };
   // A's subscripts without the labels summed in the forward pass, and the
   // positions of those in A.
   std::vector<int> kept;
   std::vector<int32_t> summed_axes;
   for (size_t a = 0; a < mine.size(); ++a) {
     const int l = mine[a];
-    if (l == kEllipsis || has(&spec.output, l) || has(other, l)) kept.push_back(l);
-    else summed_axes.push_back(static_cast<int32_t>(a));
+    if (l == kEllipsis || has(&spec.output, l) || has(other, l))
+      kept.push_back(l);
+    else
+      summed_axes.push_back(static_cast<int32_t>(a));
   }
   const bool ellipsis = spec.has_ellipsis(i);
   if (!summed_axes.empty() && ellipsis)
-    return errors::Unimplemented(op.label(), ": the gradient of Einsum with both '...' and labels summed out of "
-                                             "one operand is not implemented");
+    return errors::Unimplemented(op.label(),
+                                 ": the gradient of Einsum with both '...' and labels summed out of "
+                                 "one operand is not implemented");
   if (ellipsis && !spec.has_ellipsis(-1))
-    return errors::Unimplemented(op.label(), ": the gradient of Einsum whose output sums the '...' dims is not "
-                                             "implemented");
+    return errors::Unimplemented(op.label(),
+                                 ": the gradient of Einsum whose output sums the '...' dims is not "
+                                 "implemented");
   std::string equation = Str(spec.output);
   std::vector<NodeOut> inputs = {dy};
   if (other != nullptr) {

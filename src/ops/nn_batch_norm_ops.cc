@@ -134,9 +134,9 @@ Status FusedBatchNormGradFn(const GraphScope& s, const Node& op, const std::vect
 
 // Second-order gradients through batch normalization are not implemented:
 // an error naming the node, rather than a silently missing term.
-Status FusedBatchNormGradGradFn(const GraphScope&, const Node& op, const std::vector<NodeOut>&,
-                                std::vector<NodeOut>*) {
-  return errors::Unimplemented(op.label(), ": the gradient of ", op.op(), " (second-order batch norm) is not implemented");
+Status FusedBatchNormGradGradFn(const GraphScope&, const Node& op, const std::vector<NodeOut>&, std::vector<NodeOut>*) {
+  return errors::Unimplemented(op.label(), ": the gradient of ", op.op(),
+                               " (second-order batch norm) is not implemented");
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ using testing::ExpectTensorNear;
 using testing::TestNode;
 
 struct Geo {
-  std::vector<int64_t> x;  // NDHWC
+  std::vector<int64_t> x;       // NDHWC
   std::vector<int64_t> filter;  // KD, KH, KW (conv) or the pool window
   int64_t out_channels;
   std::vector<int64_t> strides, dilations;  // D, H, W
@@ -28,8 +28,10 @@ Tensor Random(const std::vector<int64_t>& dims, uint32_t seed, DataType dt = DT_
   std::uniform_real_distribution<double> dist(-1, 1);
   Tensor t(dt, TensorShape::FromDims(dims).value());
   for (int64_t i = 0; i < t.NumElements(); ++i) {
-    if (dt == DT_DOUBLE) t.data<double>()[i] = dist(gen);
-    else t.data<float>()[i] = static_cast<float>(dist(gen));
+    if (dt == DT_DOUBLE)
+      t.data<double>()[i] = dist(gen);
+    else
+      t.data<float>()[i] = static_cast<float>(dist(gen));
   }
   return t;
 }
@@ -56,7 +58,8 @@ struct ConvRef {
 ConvRef Conv(const Geo& g, const Tensor& x, const Tensor& f, const Tensor* dy) {
   const int64_t N = g.x[0], C = g.x[4], O = g.out_channels;
   int64_t out[3], pad[3];
-  for (int i = 0; i < 3; ++i) Window(g.x[1 + i], g.filter[i], g.dilations[i], g.strides[i], g.padding, &out[i], &pad[i]);
+  for (int i = 0; i < 3; ++i)
+    Window(g.x[1 + i], g.filter[i], g.dilations[i], g.strides[i], g.padding, &out[i], &pad[i]);
   ConvRef r;
   r.out_dims = {N, out[0], out[1], out[2], O};
   r.y.assign(N * out[0] * out[1] * out[2] * O, 0);
@@ -152,8 +155,8 @@ TEST(Conv3DTest, AgainstDirectLoops) {
         auto y = RunOne(ConvNode("Conv3D", g, ncdhw), {fmt(x), f}, threads);
         ASSERT_TRUE(y.ok()) << y.status();
         ExpectTensorNear(*y, fmt(Doubles(r.y, r.out_dims)), 1e-10);
-        auto dx = RunOne(ConvNode("Conv3DBackpropInputV2", g, ncdhw),
-                         {I32(fmt(x).shape().dim_sizes()), f, fmt(dy)}, threads);
+        auto dx =
+            RunOne(ConvNode("Conv3DBackpropInputV2", g, ncdhw), {I32(fmt(x).shape().dim_sizes()), f, fmt(dy)}, threads);
         ASSERT_TRUE(dx.ok()) << dx.status();
         ExpectTensorNear(*dx, fmt(Doubles(r.dx, g.x)), 1e-10);
         auto df = RunOne(ConvNode("Conv3DBackpropFilterV2", g, ncdhw), {fmt(x), I32(f.shape().dim_sizes()), fmt(dy)},
@@ -173,9 +176,12 @@ TEST(Conv3DTest, FloatAndHalfTypes) {
     Tensor out(dt, t.shape());
     for (int64_t i = 0; i < t.NumElements(); ++i) {
       const float v = static_cast<float>(t.data<double>()[i]);
-      if (dt == DT_FLOAT) out.data<float>()[i] = v;
-      else if (dt == DT_HALF) out.data<half>()[i] = half(v);
-      else out.data<bfloat16>()[i] = bfloat16(v);
+      if (dt == DT_FLOAT)
+        out.data<float>()[i] = v;
+      else if (dt == DT_HALF)
+        out.data<half>()[i] = half(v);
+      else
+        out.data<bfloat16>()[i] = bfloat16(v);
     }
     return out;
   };
@@ -303,16 +309,16 @@ TEST(Pool3DTest, AgainstDirectLoops) {
         auto avg = RunOne(PoolNode("AvgPool3D", g, ncdhw, DT_DOUBLE), {fmt(x)}, threads);
         ASSERT_TRUE(avg.ok()) << avg.status();
         ExpectTensorNear(*avg, fmt(Doubles(r.avg, r.out_dims)), 1e-12);
-        auto davg = RunOne(PoolNode("AvgPool3DGrad", g, ncdhw, DT_DOUBLE), {I32(fmt(x).shape().dim_sizes()), fmt(dy)},
-                           threads);
+        auto davg =
+            RunOne(PoolNode("AvgPool3DGrad", g, ncdhw, DT_DOUBLE), {I32(fmt(x).shape().dim_sizes()), fmt(dy)}, threads);
         ASSERT_TRUE(davg.ok()) << davg.status();
         ExpectTensorNear(*davg, fmt(Doubles(r.davg, g.x)), 1e-12);
         // MaxPool3D is float-only, as in TensorFlow.
         auto mx = RunOne(PoolNode("MaxPool3D", g, ncdhw, DT_FLOAT), {ToFloat(fmt(x))}, threads);
         ASSERT_TRUE(mx.ok()) << mx.status();
         ExpectTensorNear(*mx, ToFloat(fmt(Doubles(r.max, r.out_dims))), 1e-6);
-        auto dmx = RunOne(PoolNode("MaxPool3DGrad", g, ncdhw, DT_FLOAT), {ToFloat(fmt(x)), *mx, ToFloat(fmt(dy))},
-                          threads);
+        auto dmx =
+            RunOne(PoolNode("MaxPool3DGrad", g, ncdhw, DT_FLOAT), {ToFloat(fmt(x)), *mx, ToFloat(fmt(dy))}, threads);
         ASSERT_TRUE(dmx.ok()) << dmx.status();
         ExpectTensorNear(*dmx, ToFloat(fmt(Doubles(r.dmax, g.x))), 1e-6);
       }
@@ -349,9 +355,10 @@ TEST(Pool3DTest, BadInputsAreInvalidArgument) {
   expect_invalid(RunOne(depth_window, {Random(g.x, 1)}), "channel");
   expect_invalid(RunOne(PoolNode("AvgPool3DGrad", g, false, DT_DOUBLE), {I32(g.x), Random({1, 3, 2, 2, 2}, 2)}),
                  "grad");
-  expect_invalid(RunOne(PoolNode("MaxPool3DGrad", g, false, DT_FLOAT),
-                        {ToFloat(Random(g.x, 1)), ToFloat(Random({1, 2, 2, 2, 1}, 2)), ToFloat(Random({1, 2, 2, 2, 2}, 3))}),
-                 "orig_output");
+  expect_invalid(
+      RunOne(PoolNode("MaxPool3DGrad", g, false, DT_FLOAT),
+             {ToFloat(Random(g.x, 1)), ToFloat(Random({1, 2, 2, 2, 1}, 2)), ToFloat(Random({1, 2, 2, 2, 2}, 3))}),
+      "orig_output");
 }
 
 }  // namespace

@@ -139,7 +139,9 @@ void ForEachElement(const OpKernelContext* ctx, const ChannelLayout& l, const F&
 }
 
 // Per-channel values as float scratch.
-std::vector<float> Floats(const Tensor& t) { return std::vector<float>(t.data<float>(), t.data<float>() + t.NumElements()); }
+std::vector<float> Floats(const Tensor& t) {
+  return std::vector<float>(t.data<float>(), t.data<float>() + t.NumElements());
+}
 
 template <typename T>
 class FusedBatchNormOp : public OpKernel {
@@ -159,8 +161,9 @@ class FusedBatchNormOp : public OpKernel {
     const Tensor& offset = ctx->input(2);
     const Tensor& mean_in = ctx->input(3);
     const Tensor& var_in = ctx->input(4);
-    OP_REQUIRES(ctx, x.dims() == rank_,
-                errors::InvalidArgument(op, ": x must be ", rank_, "-dimensional, got shape ", x.shape().DebugString()));
+    OP_REQUIRES(
+        ctx, x.dims() == rank_,
+        errors::InvalidArgument(op, ": x must be ", rank_, "-dimensional, got shape ", x.shape().DebugString()));
     const ChannelLayout l = Layout(x.shape(), channels_first_);
     const int64_t C = l.channels;
     OP_REQUIRES_OK(ctx, CheckVector(op, "scale", scale, C));
@@ -268,8 +271,9 @@ class FusedBatchNormGradOp : public OpKernel {
     const Tensor& scale = ctx->input(2);
     const Tensor& mean_in = ctx->input(3);
     const Tensor& var_in = ctx->input(4);
-    OP_REQUIRES(ctx, x.dims() == rank_,
-                errors::InvalidArgument(op, ": x must be ", rank_, "-dimensional, got shape ", x.shape().DebugString()));
+    OP_REQUIRES(
+        ctx, x.dims() == rank_,
+        errors::InvalidArgument(op, ": x must be ", rank_, "-dimensional, got shape ", x.shape().DebugString()));
     OP_REQUIRES(ctx, dy.shape() == x.shape(),
                 errors::InvalidArgument(op, ": y_backprop has shape ", dy.shape().DebugString(), " but x has shape ",
                                         x.shape().DebugString()));
@@ -282,7 +286,8 @@ class FusedBatchNormGradOp : public OpKernel {
     const T* dyp = dy.data<T>();
     const T* xp = x.data<T>();
     Tensor* dx = nullptr;
-    if (!ctx->forward_input_to_output(0, 0, x.shape(), &dx)) OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &dx));
+    if (!ctx->forward_input_to_output(0, 0, x.shape(), &dx))
+      OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &dx));
     Tensor *dscale = nullptr, *doffset = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(1, TensorShape({C}), &dscale));
     OP_REQUIRES_OK(ctx, ctx->allocate_output(2, TensorShape({C}), &doffset));
@@ -338,23 +343,22 @@ class FusedBatchNormGradOp : public OpKernel {
 
 }  // namespace
 
-REGISTER_KERNEL_BUILDER(Name("FusedBatchNorm").Device(DEVICE_CPU).TypeConstraint<float>("T"),
-                        FusedBatchNormOp<float>);
+REGISTER_KERNEL_BUILDER(Name("FusedBatchNorm").Device(DEVICE_CPU).TypeConstraint<float>("T"), FusedBatchNormOp<float>);
 REGISTER_KERNEL_BUILDER(Name("FusedBatchNormGrad").Device(DEVICE_CPU).TypeConstraint<float>("T"),
                         FusedBatchNormGradOp<float>);
 
-#define FLOWVM_REGISTER_FBN(T)                                                                                 \
-  REGISTER_KERNEL_BUILDER(                                                                                     \
-      Name("FusedBatchNormV2").Device(DEVICE_CPU).TypeConstraint<T>("T").TypeConstraint<float>("U"),           \
-      FusedBatchNormOp<T>);                                                                                    \
-  REGISTER_KERNEL_BUILDER(                                                                                     \
-      Name("FusedBatchNormV3").Device(DEVICE_CPU).TypeConstraint<T>("T").TypeConstraint<float>("U"),           \
-      FusedBatchNormOp<T>);                                                                                    \
-  REGISTER_KERNEL_BUILDER(                                                                                     \
-      Name("FusedBatchNormGradV2").Device(DEVICE_CPU).TypeConstraint<T>("T").TypeConstraint<float>("U"),       \
-      FusedBatchNormGradOp<T>);                                                                                \
-  REGISTER_KERNEL_BUILDER(                                                                                     \
-      Name("FusedBatchNormGradV3").Device(DEVICE_CPU).TypeConstraint<T>("T").TypeConstraint<float>("U"),       \
+#define FLOWVM_REGISTER_FBN(T)                                                                           \
+  REGISTER_KERNEL_BUILDER(                                                                               \
+      Name("FusedBatchNormV2").Device(DEVICE_CPU).TypeConstraint<T>("T").TypeConstraint<float>("U"),     \
+      FusedBatchNormOp<T>);                                                                              \
+  REGISTER_KERNEL_BUILDER(                                                                               \
+      Name("FusedBatchNormV3").Device(DEVICE_CPU).TypeConstraint<T>("T").TypeConstraint<float>("U"),     \
+      FusedBatchNormOp<T>);                                                                              \
+  REGISTER_KERNEL_BUILDER(                                                                               \
+      Name("FusedBatchNormGradV2").Device(DEVICE_CPU).TypeConstraint<T>("T").TypeConstraint<float>("U"), \
+      FusedBatchNormGradOp<T>);                                                                          \
+  REGISTER_KERNEL_BUILDER(                                                                               \
+      Name("FusedBatchNormGradV3").Device(DEVICE_CPU).TypeConstraint<T>("T").TypeConstraint<float>("U"), \
       FusedBatchNormGradOp<T>);
 FLOWVM_REGISTER_FBN(float)
 FLOWVM_REGISTER_FBN(half)
