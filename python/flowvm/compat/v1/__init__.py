@@ -57,3 +57,8 @@ __version__ = "1.15.0"
 VERSION = __version__
 GRAPH_DEF_VERSION = 27
 COMPILER_VERSION = "flowvm"
+
+# Control flow, clusters, monitored sessions, tf.app/flags/logging/gfile (py-dist).
+from flowvm.compat.v1 import app, flags, logging, gfile  # noqa: F401,E402
+from flowvm import compat  # noqa: F401,E402 - tf.compat.v1 is this namespace
+from flowvm.compat.v1 import train  # noqa: F401,E402
