@@ -62,3 +62,6 @@ COMPILER_VERSION = "flowvm"
 from flowvm.compat.v1 import app, flags, logging, gfile  # noqa: F401,E402
 from flowvm import compat  # noqa: F401,E402 - tf.compat.v1 is this namespace
 from flowvm.compat.v1 import train  # noqa: F401,E402
+from flowvm.tf.control_flow_ops import (cond, case, while_loop, group, tuple, no_op, with_dependencies,  # noqa: F401,E402,A004
+                                        Assert, Print)
+from flowvm.tf.control_flow_ops import print_v2 as print  # noqa: F401,E402,A004
