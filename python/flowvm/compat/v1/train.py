@@ -9,3 +9,7 @@ from flowvm.tf.training_util import (get_global_step, create_global_step, get_or
                                      global_step, assert_global_step)
 from flowvm.tf.learning_rate_decay import (exponential_decay, inverse_time_decay, natural_exp_decay,  # noqa: F401
                                            polynomial_decay, piecewise_constant)
+from flowvm.tf.saver import (Saver, latest_checkpoint, get_checkpoint_state, update_checkpoint_state,  # noqa: F401
+                             checkpoint_exists, get_checkpoint_mtimes, remove_checkpoint, export_meta_graph,
+                             import_meta_graph, SaverDef)
+from flowvm.tf.checkpoint_management import CheckpointState  # noqa: F401
