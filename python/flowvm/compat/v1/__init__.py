@@ -71,3 +71,4 @@ from flowvm.tf.variable_scope import (VariableScope, variable_scope, variable_op
                                       AUTO_REUSE, enable_resource_variables, resource_variables_enabled)
 from flowvm.compat.v1 import initializers  # noqa: F401,E402
 from flowvm.compat.v1 import train  # noqa: F401,E402
+from flowvm.compat.v1 import summary  # noqa: F401,E402
