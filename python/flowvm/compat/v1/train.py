@@ -16,3 +16,12 @@ from flowvm.tf.checkpoint_management import CheckpointState  # noqa: F401
 # -- clusters and monitored sessions (py-dist) --
 from flowvm.tf.server_lib import ClusterSpec, Server  # noqa: F401
 from flowvm.tf.device_setter import replica_device_setter  # noqa: F401
+from flowvm.tf.monitored_session import (MonitoredTrainingSession, MonitoredSession,  # noqa: F401,E402
+                                         SingularMonitoredSession, Scaffold, SessionCreator, ChiefSessionCreator,
+                                         WorkerSessionCreator, SessionManager)
+from flowvm.tf.session_run_hook import (SessionRunHook, SessionRunArgs, SessionRunContext,  # noqa: F401,E402
+                                        SessionRunValues)
+from flowvm.tf.basic_session_run_hooks import (StopAtStepHook, NanTensorHook, NanLossDuringTrainingError,  # noqa: F401,E402
+                                               CheckpointSaverHook, CheckpointSaverListener, SummarySaverHook,
+                                               LoggingTensorHook, StepCounterHook, FeedFnHook, FinalOpsHook,
+                                               SecondOrStepTimer)
