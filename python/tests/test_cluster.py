@@ -219,3 +219,31 @@ def test_server_arguments():
         assert s.target == "grpc://127.0.0.1:%d" % port
     finally:
         s.stop()
+
+
+def test_tf1_ps_worker_script_trains_on_a_local_cluster():
+    """An unmodified TF 1.x ps/worker script (flags, tf.train.Server,
+    replica_device_setter, MonitoredTrainingSession) under the runner."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ps_worker_script.py")
+    ps, w0, w1 = _ports(3)
+    args = ["--ps_hosts=127.0.0.1:%d" % ps, "--worker_hosts=127.0.0.1:%d,127.0.0.1:%d" % (w0, w1)]
+    run = [sys.executable, "-m", "flowvm.tf1", script] + args
+    procs = []
+    try:
+        procs.append(subprocess.Popen(run + ["--job_name=ps"], stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+        _wait_listening(ps, procs)
+        for task in (0, 1):
+            procs.append(subprocess.Popen(run + ["--job_name=worker", "--task_index=%d" % task],
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+        for task, p in ((0, procs[1]), (1, procs[2])):
+            out, err = p.communicate(timeout=180)
+            assert p.returncode == 0, err.decode()
+            line = [ln for ln in out.decode().splitlines() if ln.startswith("worker %d finished" % task)]
+            assert line, out.decode()
+            step, loss = int(line[0].split()[5]), float(line[0].split()[7])
+            assert step >= 29 and loss < 0.01
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait()

@@ -16,6 +16,7 @@ from flowvm.tf.checkpoint_management import CheckpointState  # noqa: F401
 # -- clusters and monitored sessions (py-dist) --
 from flowvm.tf.server_lib import ClusterSpec, Server  # noqa: F401
 from flowvm.tf.device_setter import replica_device_setter  # noqa: F401
+from flowvm.tf.importer import write_graph  # noqa: F401,E402
 from flowvm.tf.monitored_session import (MonitoredTrainingSession, MonitoredSession,  # noqa: F401,E402
                                          SingularMonitoredSession, Scaffold, SessionCreator, ChiefSessionCreator,
                                          WorkerSessionCreator, SessionManager)
