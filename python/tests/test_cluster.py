@@ -15,6 +15,16 @@ from flowvm import _flowvm
 from flowvm.tf import gen_ops
 
 
+def _env():
+    """The environment for child interpreters: this flowvm package first on
+    the path (absolute, since children run in other directories)."""
+    import flowvm
+    env = dict(os.environ)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(flowvm.__file__)))
+    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    return env
+
+
 def test_cluster_spec():
     spec = tf.train.ClusterSpec({"ps": ["127.0.0.1:1", "127.0.0.1:2"], "worker": {1: "127.0.0.1:3"}})
     assert sorted(spec.jobs) == ["ps", "worker"]
@@ -105,7 +115,7 @@ def cluster(tmp_path):
     try:
         for job, task in (("ps", 0), ("worker", 0), ("worker", 1)):
             procs.append(subprocess.Popen([sys.executable, "-m", "flowvm.tf1", str(script), repr(spec), job, str(task)],
-                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(tmp_path)))
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(tmp_path), env=_env()))
         for port in (ps, w0, w1):
             _wait_listening(port, procs)
         yield spec, procs
@@ -230,11 +240,12 @@ def test_tf1_ps_worker_script_trains_on_a_local_cluster():
     run = [sys.executable, "-m", "flowvm.tf1", script] + args
     procs = []
     try:
-        procs.append(subprocess.Popen(run + ["--job_name=ps"], stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+        procs.append(subprocess.Popen(run + ["--job_name=ps"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      env=_env()))
         _wait_listening(ps, procs)
         for task in (0, 1):
             procs.append(subprocess.Popen(run + ["--job_name=worker", "--task_index=%d" % task],
-                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env()))
         for task, p in ((0, procs[1]), (1, procs[2])):
             out, err = p.communicate(timeout=180)
             assert p.returncode == 0, err.decode()

@@ -11,12 +11,22 @@ import flowvm.compat.v1 as tf
 from flowvm.tf import flags as flags_lib
 
 
+def _env():
+    """The environment for child interpreters: this flowvm package first on
+    the path (absolute, since children run in other directories)."""
+    import flowvm
+    env = dict(os.environ)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(flowvm.__file__)))
+    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    return env
+
+
 def _run_script(tmp_path, source, *args):
     script = tmp_path / "script.py"
     script.write_text(textwrap.dedent(source))
     proc = subprocess.run([sys.executable, "-m", "flowvm.tf1", str(script)] + list(args),
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120, cwd=str(tmp_path),
-                          env=dict(os.environ))
+                          env=_env())
     return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
 
 
@@ -100,7 +110,7 @@ def test_runner_exit_status_and_argv(tmp_path):
 
 def test_runner_missing_script():
     proc = subprocess.run([sys.executable, "-m", "flowvm.tf1", "/nonexistent/script.py"], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, timeout=60)
+                          stderr=subprocess.PIPE, timeout=60, env=_env())
     assert proc.returncode == 2 and b"no such script" in proc.stderr
 
 
