@@ -57,3 +57,24 @@ __version__ = "1.15.0"
 VERSION = __version__
 GRAPH_DEF_VERSION = 27
 COMPILER_VERSION = "flowvm"
+
+# Variables, initializers, variable scopes (py-train).
+from flowvm.tf.variables import *  # noqa: F401,F403,E402
+from flowvm.tf.variables import Variable, VariableV1  # noqa: F401,E402
+from flowvm.tf.init_ops import (zeros_initializer, ones_initializer, constant_initializer,  # noqa: F401,E402
+                                random_uniform_initializer, random_normal_initializer,
+                                truncated_normal_initializer, uniform_unit_scaling_initializer,
+                                variance_scaling_initializer, orthogonal_initializer, glorot_uniform_initializer,
+                                glorot_normal_initializer)
+from flowvm.tf.variable_scope import (VariableScope, variable_scope, variable_op_scope,  # noqa: F401,E402
+                                      get_variable_scope, get_variable, get_local_variable, no_regularizer,
+                                      AUTO_REUSE, enable_resource_variables, resource_variables_enabled)
+from flowvm.compat.v1 import initializers  # noqa: F401,E402
+from flowvm.compat.v1 import train  # noqa: F401,E402
+from flowvm.compat.v1 import summary  # noqa: F401,E402
+# Control flow, clusters, monitored sessions, tf.app/flags/logging/gfile (py-dist).
+from flowvm.compat.v1 import app, flags, logging, gfile  # noqa: F401,E402
+from flowvm import compat  # noqa: F401,E402 - tf.compat.v1 is this namespace
+from flowvm.tf.control_flow_ops import (cond, case, while_loop, group, tuple, no_op, with_dependencies,  # noqa: F401,E402,A004
+                                        Assert, Print)
+from flowvm.tf.control_flow_ops import print_v2 as print  # noqa: F401,E402,A004
