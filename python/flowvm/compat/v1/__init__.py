@@ -72,3 +72,4 @@ from flowvm.tf.variable_scope import (VariableScope, variable_scope, variable_op
 from flowvm.compat.v1 import initializers  # noqa: F401,E402
 from flowvm.compat.v1 import train  # noqa: F401,E402
 from flowvm.compat.v1 import summary  # noqa: F401,E402
+from flowvm.tf.data_flow_ops import QueueBase, FIFOQueue, RandomShuffleQueue, PaddingFIFOQueue  # noqa: F401,E402

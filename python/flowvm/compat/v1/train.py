@@ -13,3 +13,6 @@ from flowvm.tf.saver import (Saver, latest_checkpoint, get_checkpoint_state, upd
                              checkpoint_exists, get_checkpoint_mtimes, remove_checkpoint, export_meta_graph,
                              import_meta_graph, SaverDef)
 from flowvm.tf.checkpoint_management import CheckpointState  # noqa: F401
+from flowvm.tf.coordinator import Coordinator, LooperThread  # noqa: F401
+from flowvm.tf.queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # noqa: F401
+from flowvm.tf.input import batch, shuffle_batch  # noqa: F401
