@@ -297,3 +297,15 @@ def test_get_variable_uses_graph_of_values_and_ignores_name_scope():
         v = tf.get_variable("v", [1])
     assert v.graph is g
     assert tf.get_default_graph() is not g
+
+
+def test_auxiliary_name_scope_false_keeps_the_current_name_scope():
+    with tf.name_scope("outer"):
+        with tf.variable_scope("vs", auxiliary_name_scope=False) as vs:
+            v = tf.get_variable("v", [1])
+            op = gen_ops.identity(v, name="op")
+    assert v.name == "vs/v:0" and op.name == "outer/op:0"
+    assert vs.original_name_scope == "outer/"
+    with tf.variable_scope(vs, auxiliary_name_scope=False):
+        op2 = gen_ops.identity(v, name="op2")
+    assert op2.name == "op2:0"

@@ -16,3 +16,4 @@ from flowvm.tf.checkpoint_management import CheckpointState  # noqa: F401
 from flowvm.tf.coordinator import Coordinator, LooperThread  # noqa: F401
 from flowvm.tf.queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # noqa: F401
 from flowvm.tf.input import batch, shuffle_batch  # noqa: F401
+from flowvm.tf.importer import write_graph  # noqa: F401
