@@ -143,7 +143,6 @@ class Saver(object):
                                   self._keep_every_n_hours)
         self._graph = g
         self._is_built = True
-        g.add_to_collection(ops.GraphKeys.SAVERS, self)
 
     # -- the kept checkpoints
     @property
