@@ -278,7 +278,7 @@ def test_scope_defaults_regularizer_and_custom_getter():
         v = tf.get_variable("v", [2])
         u = tf.get_variable("u", [2], regularizer=tf.no_regularizer)
     assert seen == ["s/v", "s/u"]
-    assert v.dtype.base_dtype == tf.float64 and v not in tf.trainable_variables()
+    assert v.dtype.base_dtype == tf.float64 and v not in tf.trainable_variables() and u.trainable is False
     losses = tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)
     assert len(losses) == 1 and losses[0].op.name == "s/v/Regularizer/L2Loss"
     loc = tf.get_local_variable("loc", [1], initializer=tf.zeros_initializer())
