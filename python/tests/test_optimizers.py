@@ -200,3 +200,23 @@ def test_optimizer_inside_variable_scope_and_two_optimizers():
     assert a2.get_slot(w, "m").op.name == "w/Adam_2"
     assert a2.get_slot(w, "v").op.name == "w/Adam_1_1"  # the unique scope of "w/Adam_1"
     assert a2._get_beta_accumulators()[0].op.name == "beta1_power_1"
+
+
+def test_linear_regression_converges_with_each_optimizer():
+    rng = np.random.RandomState(0)
+    xs = rng.randn(128, 4).astype(np.float32)
+    ys = xs @ rng.randn(4, 1).astype(np.float32) + 0.5
+    x = gen_ops.placeholder(tf.float32, shape=[None, 4], name="x")
+    y = gen_ops.placeholder(tf.float32, shape=[None, 1], name="y")
+    with tf.variable_scope("linear"):
+        w = tf.get_variable("w", [4, 1])
+        b = tf.get_variable("b", [1], initializer=tf.zeros_initializer())
+    loss = gen_ops.mean(gen_ops.squared_difference(gen_ops.bias_add(gen_ops.mat_mul(x, w), b), y), [0, 1])
+    for opt in (tf.train.GradientDescentOptimizer(0.1), tf.train.AdamOptimizer(0.1),
+                tf.train.MomentumOptimizer(0.05, 0.9), tf.train.AdagradOptimizer(0.5)):
+        train = opt.minimize(loss)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(200):
+                sess.run(train, {x: xs, y: ys})
+            assert sess.run(loss, {x: xs, y: ys}) < 1e-3, type(opt).__name__

@@ -278,7 +278,7 @@ def test_scope_defaults_regularizer_and_custom_getter():
         v = tf.get_variable("v", [2])
         u = tf.get_variable("u", [2], regularizer=tf.no_regularizer)
     assert seen == ["s/v", "s/u"]
-    assert v.dtype.base_dtype == tf.float64 and v not in tf.trainable_variables()
+    assert v.dtype.base_dtype == tf.float64 and v not in tf.trainable_variables() and u.trainable is False
     losses = tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)
     assert len(losses) == 1 and losses[0].op.name == "s/v/Regularizer/L2Loss"
     loc = tf.get_local_variable("loc", [1], initializer=tf.zeros_initializer())
@@ -297,3 +297,15 @@ def test_get_variable_uses_graph_of_values_and_ignores_name_scope():
         v = tf.get_variable("v", [1])
     assert v.graph is g
     assert tf.get_default_graph() is not g
+
+
+def test_auxiliary_name_scope_false_keeps_the_current_name_scope():
+    with tf.name_scope("outer"):
+        with tf.variable_scope("vs", auxiliary_name_scope=False) as vs:
+            v = tf.get_variable("v", [1])
+            op = gen_ops.identity(v, name="op")
+    assert v.name == "vs/v:0" and op.name == "outer/op:0"
+    assert vs.original_name_scope == "outer/"
+    with tf.variable_scope(vs, auxiliary_name_scope=False):
+        op2 = gen_ops.identity(v, name="op2")
+    assert op2.name == "op2:0"

@@ -117,7 +117,7 @@ class Saver(object):
                 return
             raise ValueError("No variables to save")
         g = ops.get_default_graph()
-        with ops.control_dependencies(None), ops.name_scope(self._name, "save") as scope:
+        with ops.control_dependencies(None), ops.name_scope(self._name, "save"):
             # Inputs given as values become constants inside each op's own
             # scope ("save/filename/input", "save/SaveV2/tensor_names").
             filename = gen_ops.placeholder_with_default(self._filename or "model", shape=[], name="filename")
@@ -143,7 +143,6 @@ class Saver(object):
                                   self._keep_every_n_hours)
         self._graph = g
         self._is_built = True
-        g.add_to_collection(ops.GraphKeys.SAVERS, self)
 
     # -- the kept checkpoints
     @property

@@ -523,8 +523,8 @@ class variable_scope(object):  # noqa: N801 - TensorFlow's name
             elif isinstance(src, str):
                 old_name_scope = ops.get_name_scope() + "/" if ops.get_name_scope() else ""
             else:
+                # Ops stay in the current name scope; the scope keeps its own.
                 old_name_scope = src.original_name_scope
-                self._enter(ops.name_scope(old_name_scope or None))
             return self._enter(self._pure(src, old_name_scope))
         if self._reuse:
             raise ValueError("reuse=True cannot be used without a name_or_scope")

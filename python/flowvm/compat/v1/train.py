@@ -13,7 +13,6 @@ from flowvm.tf.saver import (Saver, latest_checkpoint, get_checkpoint_state, upd
                              checkpoint_exists, get_checkpoint_mtimes, remove_checkpoint, export_meta_graph,
                              import_meta_graph, SaverDef)
 from flowvm.tf.checkpoint_management import CheckpointState  # noqa: F401
-# -- clusters and monitored sessions (py-dist) --
 from flowvm.tf.server_lib import ClusterSpec, Server  # noqa: F401
 from flowvm.tf.device_setter import replica_device_setter  # noqa: F401
 from flowvm.tf.importer import write_graph  # noqa: F401,E402
@@ -26,3 +25,6 @@ from flowvm.tf.basic_session_run_hooks import (StopAtStepHook, NanTensorHook, Na
                                                CheckpointSaverHook, CheckpointSaverListener, SummarySaverHook,
                                                LoggingTensorHook, StepCounterHook, FeedFnHook, FinalOpsHook,
                                                SecondOrStepTimer)
+from flowvm.tf.coordinator import Coordinator, LooperThread  # noqa: F401
+from flowvm.tf.queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # noqa: F401
+from flowvm.tf.input import batch, shuffle_batch  # noqa: F401
