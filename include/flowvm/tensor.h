@@ -47,7 +47,12 @@ class TensorBuffer {
   void Unref() const {
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) Destroy();
   }
-  bool RefCountIsOne() const { return refs_.load(std::memory_order_acquire) == 1; }
+  // Whether the holder of the only reference may write the memory in place
+  // or adopt it (input forwarding, Assign): never for memory lent by
+  // someone else (OwnsMemory() false), such as a fed NumPy array.
+  bool RefCountIsOne() const { return OwnsMemory() && refs_.load(std::memory_order_acquire) == 1; }
+  // False for a buffer over memory the runtime only borrows.
+  virtual bool OwnsMemory() const { return true; }
 
  protected:
   TensorBuffer(void* data, size_t bytes) : data_(data), bytes_(bytes) {}

@@ -37,9 +37,23 @@ py::object FromShape(const PartialTensorShape& s) {
 
 // One attr value, as the op declares its type ("int", "list(type)", ...);
 // for an attr the op does not declare ("_class"), from the Python type.
-void SetAttrFromPython(const std::string& name, const std::string& type, const py::handle& v, AttrValue* out) {
+static void SetAttrValueFromPython(const std::string& name, const std::string& type, const py::handle& v,
+                                   AttrValue* out, const std::string& where);
+
+void SetAttrFromPython(const std::string& name, const std::string& type, const py::handle& v, AttrValue* out,
+                       const std::string& where) {
+  try {
+    SetAttrValueFromPython(name, type, v, out, where);
+  } catch (const py::cast_error&) {
+    RaiseStatus(errors::InvalidArgument(where, ": attr '", name, "' of type ", type, " cannot be set from ",
+                                        std::string(py::repr(v)), " (a ", std::string(py::str(py::type::of(v))), ")"));
+  }
+}
+
+static void SetAttrValueFromPython(const std::string& name, const std::string& type, const py::handle& v,
+                                   AttrValue* out, const std::string& where) {
   auto bad = [&](const char* what) {
-    ThrowIfError(errors::InvalidArgument("attr '", name, "' of type ", type, " got ", what, " ",
+    ThrowIfError(errors::InvalidArgument(where, ": attr '", name, "' of type ", type, " got ", what, " ",
                                          std::string(py::repr(v))));
   };
   if (type.rfind("list(", 0) == 0) {

@@ -36,7 +36,9 @@ namespace py = pybind11;
 DataType ToDataType(const py::handle& v);
 PartialTensorShape ToShape(const py::handle& v);  // None: unknown rank; None dims unknown
 py::object FromShape(const PartialTensorShape& s);
-void SetAttrFromPython(const std::string& name, const std::string& type, const py::handle& v, AttrValue* out);
+// `where` ("node 'x' (Placeholder)") starts every error message.
+void SetAttrFromPython(const std::string& name, const std::string& type, const py::handle& v, AttrValue* out,
+                       const std::string& where);
 std::string GuessAttrType(const py::handle& v);
 py::object AttrToPython(const AttrValue& a);
 
@@ -66,7 +68,7 @@ class PyGraph {
           ThrowIfError(errors::InvalidArgument("node '", name, "' (", op, "): op ", op, " has no attr '", key, "'"));
         type = GuessAttrType(v);
       }
-      SetAttrFromPython(key, type, v, &attr_map[key]);
+      SetAttrFromPython(key, type, v, &attr_map[key], "node '" + name + "' (" + op + ")");
     }
     std::vector<OpInput> op_inputs;
     for (const py::handle& arg : inputs) {
@@ -148,27 +150,15 @@ class PyGraph {
   // The nodes with id >= first_id (all: 0), as a serialized GraphDef.
   py::bytes ToGraphDef(int first_id) const { return py::bytes(ToGraphDefString(first_id)); }
   std::string ToGraphDefString(int first_id) const {
-    GraphDef all;
-    graph_->ToGraphDef(&all);
-    if (first_id <= 0) return all.SerializeAsString();
-    GraphDef part;
-    *part.mutable_versions() = all.versions();
-    for (auto& nd : *all.mutable_node()) {
-      Node* n = graph_->FindNode(nd.name());
-      if (n != nullptr && n->id() >= first_id) *part.add_node() = std::move(nd);
-    }
-    return part.SerializeAsString();
+    GraphDef def;
+    graph_->ToGraphDef(first_id, &def);
+    return def.SerializeAsString();
   }
 
   py::bytes NodeDefBytes(int id) const {
-    GraphDef all;
-    // One node with its inputs: ToGraphDef is the one place that writes
-    // input strings, so take it from there.
-    graph_->ToGraphDef(&all);
-    Node* n = NodeAt(id);
-    for (const auto& nd : all.node())
-      if (nd.name() == n->name()) return py::bytes(nd.SerializeAsString());
-    return py::bytes(n->def().SerializeAsString());
+    NodeDef def;
+    graph_->ToNodeDef(NodeAt(id), &def);
+    return py::bytes(def.SerializeAsString());
   }
 
   int Find(const std::string& name) const {
@@ -243,7 +233,7 @@ class PyGraph {
   void SetDevice(int id, const std::string& device) { graph_->SetRequestedDevice(NodeAt(id), device); }
   void SetPrivateAttr(int id, const std::string& name, const py::object& value) {
     AttrValue a;
-    SetAttrFromPython(name, GuessAttrType(value), value, &a);
+    SetAttrFromPython(name, GuessAttrType(value), value, &a, NodeAt(id)->label());
     ThrowIfError(graph_->SetPrivateAttr(NodeAt(id), name, a));
   }
   void AddControlInput(int id, int src) { graph_->AddControlEdge(NodeAt(src), NodeAt(id)); }

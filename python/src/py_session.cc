@@ -90,7 +90,7 @@ class PySession {
       py::gil_scoped_release nogil;
       return Session::Create(options, empty);
     }();
-    session_ = ValueOrThrow(std::move(s));
+    session_ = std::shared_ptr<Session>(ValueOrThrow(std::move(s)).release());
   }
 
   // Extends the session with the nodes of `graph` it has not seen.
@@ -108,7 +108,7 @@ class PySession {
     def.ParseFromString(bytes);
     // The GIL stays held: another Python thread's Run must not extend the
     // session with the same nodes meanwhile.
-    if (def.node_size() > 0) ThrowIfError(session_->Extend(def));
+    if (def.node_size() > 0) ThrowIfError(Live()->Extend(def));
     synced_ = n;
   }
 
@@ -116,7 +116,7 @@ class PySession {
   py::tuple Run(PyGraph& graph, const py::list& feed_names, const py::list& feed_values,
                 const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
                 const py::object& run_options, bool want_metadata) {
-    CheckOpen();
+    std::shared_ptr<Session> session = Live();
     Sync(graph);
     auto feeds = FeedsFromPython(feed_names, feed_values);
     RunOptions options;
@@ -129,8 +129,8 @@ class PySession {
     Status st;
     {
       py::gil_scoped_release nogil;
-      st = session_->Run(options, feeds, fetches, targets, &outputs, want_metadata ? &metadata : nullptr,
-                         log_placement_ ? &stats : nullptr);
+      st = session->Run(options, feeds, fetches, targets, &outputs, want_metadata ? &metadata : nullptr,
+                        log_placement_ ? &stats : nullptr);
     }
     ThrowIfError(st);
     if (log_placement_) LogPlacement(stats);
@@ -140,7 +140,7 @@ class PySession {
 
   py::list RunFixed(PyGraph& graph, const std::vector<std::string>& feed_names, const py::args& values,
                     const std::vector<std::string>& fetches, const std::vector<std::string>& targets) {
-    CheckOpen();
+    std::shared_ptr<Session> session = Live();
     Sync(graph);
     if (values.size() != feed_names.size())
       RaiseStatus(errors::InvalidArgument("callable takes ", feed_names.size(), " feeds, got ", values.size()));
@@ -159,58 +159,67 @@ class PySession {
       RunStats stats;
       {
         py::gil_scoped_release nogil;
-        st = session_->Run(options, feeds, fetches, targets, &outputs, nullptr, &stats);
+        st = session->Run(options, feeds, fetches, targets, &outputs, nullptr, &stats);
       }
       if (st.ok() && log_placement_) LogPlacement(stats);
     } else {
       py::gil_scoped_release nogil;
-      st = session_->Run(feeds, fetches, targets, &outputs);
+      st = session->Run(feeds, fetches, targets, &outputs);
     }
     ThrowIfError(st);
     return OutputsToPython(outputs, fetches);
   }
 
   py::list ListDevices() {
-    CheckOpen();
+    std::shared_ptr<Session> session = Live();
     std::vector<DeviceInfo> devices;
-    ThrowIfError(session_->ListDevices(&devices));
+    ThrowIfError(session->ListDevices(&devices));
     py::list out;
     for (const auto& d : devices) out.append(py::make_tuple(d.name, d.type, int64_t{0}, d.incarnation));
     return out;
   }
 
   void Reset(const std::vector<std::string>& containers) {
-    CheckOpen();
+    std::shared_ptr<Session> session = Live();
     Status st;
     {
       py::gil_scoped_release nogil;
-      st = session_->ResetContainers(containers);
+      st = session->ResetContainers(containers);
     }
     ThrowIfError(st);
   }
 
+  // Cancels running steps (other threads' runs fail with Cancelled) and
+  // waits for them; later calls fail with FailedPrecondition. Threads still
+  // inside a run keep the session alive until they return.
   void Close() {
     if (session_ == nullptr) return;
+    std::shared_ptr<Session> session = std::move(session_);
+    session_ = nullptr;
     Status st;
     {
       py::gil_scoped_release nogil;
-      st = session_->Close();
-      session_.reset();
+      st = session->Close();
     }
     ThrowIfError(st);
   }
+
+  int synced() const { return synced_; }
 
   bool closed() const { return session_ == nullptr; }
 
  private:
-  void CheckOpen() const {
+  // The session, for one call; the GIL is held. Close() drops session_,
+  // while a call that got it keeps it alive until it returns.
+  std::shared_ptr<Session> Live() const {
     if (session_ == nullptr) RaiseStatus(errors::FailedPrecondition("Attempted to use a closed Session."));
+    return session_;
   }
   void LogPlacement(const RunStats& stats) const {
     for (const std::string& line : stats.placement) std::fprintf(stderr, "%s\n", line.c_str());
   }
 
-  std::unique_ptr<Session> session_;
+  std::shared_ptr<Session> session_;  // null once closed; read and written under the GIL
   PyGraph* graph_ = nullptr;  // the Python Session keeps its Graph alive
   int synced_ = 0;
   bool log_placement_ = false;
@@ -279,6 +288,7 @@ void RegisterSession(py::module_& m) {
       .def("reset", &PySession::Reset)
       .def("close", &PySession::Close)
       .def_property_readonly("closed", &PySession::closed)
+      .def_property_readonly("synced", &PySession::synced, "Node ids below this have been sent to the session.")
       .def(
           "make_callable",
           [](PySession* s, PyGraph* g, std::vector<std::string> feeds, std::vector<std::string> fetches,

@@ -13,14 +13,16 @@ namespace {
 class NumpyBuffer final : public TensorBuffer {
  public:
   NumpyBuffer(py::object array, void* data, size_t bytes) : TensorBuffer(data, bytes), array_(array.release().ptr()) {}
+  // The array stays the caller's: kernels read it, never write it.
+  bool OwnsMemory() const override { return false; }
 
  private:
   ~NumpyBuffer() override = default;
   void Destroy() const override {
     // The last reference may go on a runtime thread; the array is released
-    // under the GIL. After the interpreter has finalized there is nothing
-    // left to release it to.
-    if (Py_IsInitialized()) {
+    // under the GIL. While the interpreter finalizes, taking the GIL from a
+    // foreign thread would end that thread, so the array is left alone.
+    if (Py_IsInitialized() && !_Py_IsFinalizing()) {
       PyGILState_STATE g = PyGILState_Ensure();
       Py_DECREF(array_);
       PyGILState_Release(g);

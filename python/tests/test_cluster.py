@@ -185,6 +185,23 @@ def test_between_graph_replication_trains_shared_variables(cluster):
         assert sess1.run(loss1) < first / 10
 
 
+def test_uncolocated_updates_of_ps_variables_run_on_the_ps(cluster):
+    """tf.assign_add on a ps variable under replica_device_setter asks for
+    the worker's device; as in TensorFlow, the variable's device wins."""
+    spec, _ = cluster
+    cs = tf.train.ClusterSpec(spec)
+    with tf.device(tf.train.replica_device_setter(cluster=cs, worker_device="/job:worker/task:0")):
+        v = gen_ops.variable_v2(shape=[2], dtype=tf.float32, name="shared_v")
+        x = gen_ops.placeholder(tf.float32, shape=[2])
+        init = gen_ops.assign(v, tf.constant([0.0, 0.0]))
+        upd = gen_ops.assign_add(v, x, name="add_to_v")
+    assert upd.device == "/job:worker/task:0" and v.device == "/job:ps/task:0"
+    with tf.Session("grpc://" + spec["worker"][0]) as sess:
+        sess.run(init)
+        sess.run(upd, {x: [1.0, 2.0]})
+        assert list(sess.run(upd, {x: [1.0, 2.0]})) == [2.0, 4.0]
+
+
 def test_task_down_raises_unavailable_naming_it(cluster):
     spec, procs = cluster
     with tf.device("/job:ps/task:0"):

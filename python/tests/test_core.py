@@ -277,3 +277,143 @@ def test_fed_arrays_are_not_copied_and_fetched_arrays_are_safe():
         out[0] = 100.0  # the fetched array is the caller's
         out2 = sess.run(y, {x: arr})
         assert out2[0] == 0.0
+
+
+# ---- regressions found in review ---------------------------------------------
+import collections as _collections  # noqa: E402
+import pickle  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import textwrap  # noqa: E402
+
+
+def _run_python(code, timeout=120):
+    p = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=timeout)
+    return p.returncode, p.stdout.decode("utf-8", "replace")
+
+
+def test_fed_arrays_are_never_written_by_the_runtime():
+    p = gen_ops.placeholder(tf.float32, shape=[1000])
+    q = tf.FIFOQueue(10, tf.float32, shapes=[[1000]])
+    enq = q.enqueue(p)
+    deq = q.dequeue()
+    y = gen_ops.add(q.dequeue(), tf.constant(1.0))
+    raw = bytes(4000)
+    x = np.frombuffer(raw, np.float32)  # read-only memory
+    with tf.Session() as sess:
+        sess.run(enq, {p: x})
+        assert sess.run(y)[0] == 1.0
+        assert raw == bytes(4000)
+        w = np.zeros(1000, np.float32)
+        sess.run(enq, {p: w})
+        out = sess.run(deq)
+        assert not np.shares_memory(out, w)
+        out[:] = 5.0
+        assert not w.any()
+
+
+def test_closing_a_session_while_other_threads_run_it_does_not_crash():
+    rc, out = _run_python("""
+        import threading
+        import flowvm.compat.v1 as tf
+        x = tf.constant(1.0)
+        for _ in range(100):
+            s = tf.Session()
+            s.run(x)
+            def loop():
+                try:
+                    for _ in range(50):
+                        s.run(x)
+                except (RuntimeError, tf.errors.OpError):
+                    pass
+            ts = [threading.Thread(target=loop) for _ in range(3)]
+            [t.start() for t in ts]
+            s.close()
+            [t.join(30) for t in ts]
+        print("ok")
+    """)
+    assert rc == 0 and "ok" in out, out
+
+
+def test_exiting_with_daemon_threads_inside_run_is_clean():
+    rc, out = _run_python("""
+        import threading
+        import numpy as np
+        import flowvm.compat.v1 as tf
+        from flowvm.tf import gen_ops
+        p = gen_ops.placeholder(tf.float32, shape=[1000])
+        q = tf.FIFOQueue(4, tf.float32, shapes=[[1000]])
+        enq = q.enqueue(p)
+        deq = q.dequeue()
+        sess = tf.Session()
+        def feed():
+            while True:
+                sess.run(enq, {p: np.ones(1000, np.float32)})
+        t = threading.Thread(target=feed, daemon=True)
+        t.start()
+        for _ in range(5):
+            sess.run(deq)
+        print("exiting")
+    """)
+    assert rc == 0 and "exiting" in out, out
+
+
+def test_editing_a_node_after_it_ran_is_refused():
+    a = tf.constant(1.0, name="a")
+    b = gen_ops.identity(a, name="b")
+    c = tf.constant(2.0, name="c")
+    with tf.Session() as sess:
+        sess.run(b)
+        b.op._add_control_input(c.op)
+        with pytest.raises(tf.errors.FailedPreconditionError) as e:
+            sess.run(b)
+        assert "'b'" in str(e.value)
+    with tf.Session() as fresh:  # a new session sees the edited graph
+        assert fresh.run(b) == 1.0
+
+
+def test_empty_fetch_structures_run_nothing():
+    tf.constant(1.0)
+    with tf.Session() as sess:
+        assert sess.run([]) == []
+        assert sess.run({}) == {}
+        assert sess.run(()) == ()
+
+
+def test_attrs_accept_type_names_and_numpy_types_and_bad_values_name_the_node():
+    x = gen_ops.placeholder("float", shape=[None, 2], name="fx")
+    assert x.dtype == tf.float32
+    y = gen_ops.cast(x, DstT="int32")
+    assert y.dtype == tf.int32
+    q = gen_ops.fifo_queue_v2(component_types=[np.float32])
+    assert q.op.get_attr("component_types") == [tf.float32]
+    with pytest.raises(ValueError) as e:
+        gen_ops.placeholder(tf.float32, shape=[2.5], name="bad_shape")
+    assert "bad_shape" in str(e.value)
+
+
+def test_integral_float_feeds_convert_to_integer_tensors():
+    x = gen_ops.placeholder(tf.int64, shape=[3], name="labels")
+    with tf.Session() as sess:
+        assert list(sess.run(gen_ops.identity(x), {x: np.array([1.0, 2.0, 3.0])})) == [1, 2, 3]
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            sess.run(gen_ops.identity(x), {x: np.array([1.0, 2.5, 3.0])})
+
+
+def test_defaultdict_fetches_names_and_pickled_errors():
+    a = tf.constant(1.0)
+    fetch = _collections.defaultdict(list, {"a": a})
+    with tf.Session() as sess:
+        out = sess.run(fetch)
+    assert isinstance(out, _collections.defaultdict) and out.default_factory is list and out["a"] == 1.0
+    with pytest.raises(ValueError):
+        tf.constant(1.0, name="a b")
+    with pytest.raises(ValueError):
+        with tf.name_scope("a b"):
+            pass
+    sess.close()
+    with pytest.raises(RuntimeError):
+        sess.list_devices()
+    e = pickle.loads(pickle.dumps(tf.errors.NotFoundError(None, None, "gone")))
+    assert isinstance(e, tf.errors.NotFoundError) and e.error_code == tf.errors.NOT_FOUND and str(e) == "gone"

@@ -138,25 +138,28 @@ std::vector<Node*> Graph::nodes() const {
   return out;
 }
 
-void Graph::ToGraphDef(GraphDef* out) const {
+void Graph::ToGraphDef(GraphDef* out) const { ToGraphDef(0, out); }
+
+void Graph::ToGraphDef(int first_id, GraphDef* out) const {
   out->Clear();
   *out->mutable_versions() = versions_;
-  for (const auto& n : nodes_) {
-    if (!n) continue;
-    NodeDef* def = out->add_node();
-    *def = n->def_;
-    def->clear_input();
-    std::vector<const Edge*> data(n->num_inputs(), nullptr);
-    std::vector<std::string> control;
-    for (const Edge* e : n->in_edges_) {
-      if (e->IsControlEdge()) control.push_back("^" + e->src()->name());
-      else data[e->dst_input()] = e;
-    }
-    for (const Edge* e : data)
-      if (e != nullptr) def->add_input(InputName(e));
-    std::sort(control.begin(), control.end());
-    for (auto& c : control) def->add_input(std::move(c));
+  for (size_t id = first_id < 0 ? 0 : first_id; id < nodes_.size(); ++id)
+    if (nodes_[id]) ToNodeDef(nodes_[id].get(), out->add_node());
+}
+
+void Graph::ToNodeDef(const Node* n, NodeDef* def) const {
+  *def = n->def_;
+  def->clear_input();
+  std::vector<const Edge*> data(n->num_inputs(), nullptr);
+  std::vector<std::string> control;
+  for (const Edge* e : n->in_edges_) {
+    if (e->IsControlEdge()) control.push_back("^" + e->src()->name());
+    else data[e->dst_input()] = e;
   }
+  for (const Edge* e : data)
+    if (e != nullptr) def->add_input(InputName(e));
+  std::sort(control.begin(), control.end());
+  for (auto& c : control) def->add_input(std::move(c));
 }
 
 Status Graph::TopologicalOrder(std::vector<Node*>* order) const {

@@ -144,6 +144,11 @@ class Graph {
   // Nodes in id order, inputs rebuilt from the edges: data inputs by slot,
   // then control inputs.
   void ToGraphDef(GraphDef* out) const;
+  // Only the nodes with id >= first_id (what a client that extends a
+  // session with the nodes added since has to send).
+  void ToGraphDef(int first_id, GraphDef* out) const;
+  // One node, its inputs rebuilt the same way.
+  void ToNodeDef(const Node* node, NodeDef* def) const;
 
   // A topological order, back edges (Edge::IsBackEdge) left out; if the
   // graph has any other cycle, InvalidArgument naming the nodes on one.

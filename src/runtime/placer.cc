@@ -32,6 +32,11 @@ struct Member {
   std::string colocated_with;  // why it is in the group, if not alone
   DeviceNameParts spec;
   bool pinned = false;
+  // Uses state (a reference or resource input) made by another member:
+  // its own request gives way to where the state is, as in TensorFlow
+  // ("ignoring device specification ... because the input edge ... is a
+  // reference connection").
+  bool uses_state = false;
 };
 
 // What one group asks for and where it may go.
@@ -77,16 +82,23 @@ std::vector<bool> KernelFeasible(const Group& g, const std::vector<PlacementDevi
 // Merges the members' requests; InvalidArgument naming both nodes on a
 // conflict (a soft-placed group drops the later unpinned request instead).
 Status MergeRequests(Group* g, bool soft) {
-  // Pinned members first: their device is not negotiable.
-  for (int pass = 0; pass < 2; ++pass) {
+  // Pinned members first: their device is not negotiable; then the rest,
+  // and last the members that only use another's state.
+  for (int pass = 0; pass < 3; ++pass) {
     for (const Member& m : g->members) {
-      if (m.pinned != (pass == 0)) continue;
+      const int member_pass = m.pinned ? 0 : m.uses_state ? 2 : 1;
+      if (member_pass != pass) continue;
       if (m.pinned) g->pinned = true;
       Status s = MergeDeviceSpecs(&g->spec, m.spec);
       if (s.ok()) {
         if (g->spec_owner.empty() && (m.spec.has_job || m.spec.has_replica || m.spec.has_task || m.spec.has_type ||
                                       m.spec.has_id))
           g->spec_owner = m.node->name();
+        continue;
+      }
+      if (m.uses_state && !m.pinned) {
+        g->soft_note = "ignored the request '" + DeviceNameToString(m.spec) + "' of " + m.node->label() +
+                       ": its reference or resource input lives elsewhere";
         continue;
       }
       if (soft && !m.pinned) {
@@ -147,6 +159,7 @@ Status PlaceGraph(Graph* graph, const std::vector<PlacementDevice>& devices, con
   const std::vector<Node*> nodes = graph->nodes();
   UnionFind uf(n_ids);
   std::vector<std::string> colocated_with(n_ids);
+  std::vector<bool> uses_state(n_ids, false);
   for (Node* n : nodes) {
     std::vector<std::string> classes;
     if (GetNodeAttr(n->def(), "_class", &classes).ok()) {
@@ -174,6 +187,7 @@ Status PlaceGraph(Graph* graph, const std::vector<PlacementDevice>& devices, con
       const bool is_resource = n->input_type(i) == DT_RESOURCE;
       if (e == nullptr || (!IsRefType(n->input_type(i)) && !is_resource)) continue;
       uf.Union(n->id(), e->src()->id());
+      uses_state[n->id()] = true;
       if (colocated_with[n->id()].empty())
         colocated_with[n->id()] = "colocated with " + e->src()->name() +
                                   (is_resource ? " (resource input)" : " (reference input)");
@@ -191,6 +205,7 @@ Status PlaceGraph(Graph* graph, const std::vector<PlacementDevice>& devices, con
     Member m;
     m.node = n;
     m.colocated_with = colocated_with[n->id()];
+    m.uses_state = uses_state[n->id()];
     std::string requested = n->requested_device();
     if (options.pinned != nullptr) {
       auto p = options.pinned->find(n->name());

@@ -40,7 +40,7 @@ class OpError(Exception):
         self._error_code = error_code
 
     def __reduce__(self):
-        return (self.__class__, (self._node_def, self._op, self._message))
+        return (self.__class__, (self._node_def, self._op, self._message, self._error_code))
 
     @property
     def message(self):

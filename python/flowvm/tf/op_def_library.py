@@ -10,10 +10,7 @@ from flowvm.tf import ops
 from flowvm.tf import tensor_shape
 
 
-class GraphConstructionError(errors.InvalidArgumentError, ValueError, TypeError):
-    """A node the graph refuses (bad types, shapes or attrs). It is a
-    ValueError and a TypeError, as TensorFlow raises one or the other at
-    graph-construction time, and an InvalidArgumentError naming the node."""
+GraphConstructionError = ops.GraphConstructionError
 
 
 _output_tuples = {}
@@ -132,18 +129,27 @@ def apply_op(op_type, inputs, attrs, name):
                     if not t.dtype._is_ref_dtype:
                         raise TypeError("'%s' Op requires that input '%s' be a mutable tensor (e.g.: a tf.Variable)"
                                         % (op_type, arg.name))
+        attr_types = {a.name: a.type for a in op_def.attr}
         for k, v in attrs.items():
             if v is None or k in final_attrs:
                 continue
+            if attr_types.get(k) == "type":
+                v = _as_dtype_for(op_type, k, v)
+            elif attr_types.get(k) == "list(type)":
+                v = [_as_dtype_for(op_type, k, x) for x in v]
             final_attrs[k] = _attr_to_python(v)
         for k, v in type_attrs.items():
             if k not in final_attrs:
                 final_attrs[k] = v.as_datatype_enum
-        try:
-            op = g._create_op(op_type, grouped, final_attrs, name=scope[:-1], _unique=False)
-        except errors.OpError as e:
-            raise GraphConstructionError(None, None, e.message)
+        op = g._create_op(op_type, grouped, final_attrs, name=scope[:-1], _unique=False)
         return _outputs(op, op_def)
+
+
+def _as_dtype_for(op_type, attr, value):
+    try:
+        return dtypes.as_dtype(value)
+    except TypeError:
+        raise TypeError("Value passed to attr '%s' of '%s' Op is %r, not a type" % (attr, op_type, value))
 
 
 def _first_arg_with_attr(op_def, attr):

@@ -7,6 +7,7 @@ the device, control-dependency and colocation stacks, collections, and the
 default-graph stack.
 """
 import contextlib
+import re
 import threading
 
 import numpy as np
@@ -52,6 +53,16 @@ class GraphKeys(object):
     COND_CONTEXT = "cond_context"
     WHILE_CONTEXT = "while_context"
     VARIABLES = GLOBAL_VARIABLES
+
+
+class GraphConstructionError(errors.InvalidArgumentError, ValueError, TypeError):
+    """A node the graph refuses (bad types, shapes or attrs, a bad name). It
+    is a ValueError and a TypeError, as TensorFlow raises one or the other
+    at graph-construction time, and an InvalidArgumentError naming the node."""
+
+
+_VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_./>-]*$")
+_VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_./>-]*$")
 
 
 # ---- op definitions (read once from the registry) ---------------------------
@@ -424,7 +435,10 @@ class Graph(object):
         self._unfeedable = set()
         self._unfetchable = set()
         self._control_flow_context = None
-        self._edited_ids = set()
+        # Node id -> the edit count of its latest edit after it was added
+        # (sessions compare it with what they have sent).
+        self._edits = {}
+        self._edit_count = 0
         self._gradient_override_map = {}
         self._attr_scope_map = {}
 
@@ -494,7 +508,8 @@ class Graph(object):
         return new
 
     def _node_edited(self, node_id):
-        self._edited_ids.add(node_id)
+        self._edit_count += 1
+        self._edits[node_id] = self._edit_count
 
     def _check_not_finalized(self):
         if self._finalized:
@@ -533,7 +548,10 @@ class Graph(object):
             control_ids = [op._id for op in self._current_control_dependencies(flat_input_ops)]
             if ctx is not None:
                 control_ids = ctx._flowvm_adjust_control_inputs(self, control_ids, flat_input_ops)
-            node_id = self._c.add_op(op_type, name, refs, attrs, "", control_ids)
+            try:
+                node_id = self._c.add_op(op_type, name, refs, attrs, "", control_ids)
+            except errors.OpError as e:
+                raise GraphConstructionError(None, None, e.message)
             op = self._op_for_id(node_id)
             self._version = node_id + 1
             for controller in self._control_dependencies_stack:
@@ -714,6 +732,8 @@ class Graph(object):
         if name:
             if isinstance(name, Tensor):
                 name = name.op.name
+            if not (_VALID_SCOPE_NAME if self._name_stack else _VALID_OP_NAME).match(name):
+                raise ValueError("'%s' is not a valid scope name" % name)
             if name[-1] == "/":
                 new_stack = name[:-1]
             else:

@@ -8,8 +8,10 @@ Python scalars and lists, converted to the fed tensor's type, and refused
 with InvalidArgumentError naming the tensor when the type or shape does not
 fit. Runtime errors are tf.errors classes naming the node.
 """
+import atexit
 import collections
 import warnings
+import weakref
 
 import numpy as np
 
@@ -17,6 +19,21 @@ from flowvm import _flowvm
 from flowvm.tf import dtypes
 from flowvm.tf import errors
 from flowvm.tf import ops
+
+
+# Every open session, closed at interpreter exit: that cancels steps other
+# (daemon) threads are blocked in, so none is still inside the runtime
+# while the interpreter finalizes.
+_open_sessions = weakref.WeakSet()
+
+
+@atexit.register
+def _close_open_sessions():
+    for s in list(_open_sessions):
+        try:
+            s.close()
+        except Exception:  # exiting anyway; nothing to report to
+            pass
 
 
 class _DeviceAttributes(object):
@@ -94,6 +111,9 @@ class _Fetches(object):
             keys = list(f.keys())
             subs = [self._build(f[k]) for k in keys]
             cls = type(f)
+            if isinstance(f, collections.defaultdict):
+                factory = f.default_factory
+                return lambda v: collections.defaultdict(factory, ((k, s(v)) for k, s in zip(keys, subs)))
             if cls is dict or cls is collections.OrderedDict:
                 return lambda v: cls((k, s(v)) for k, s in zip(keys, subs))
             return lambda v: cls(**{k: s(v) for k, s in zip(keys, subs)}) if hasattr(cls, "_fields") \
@@ -140,7 +160,14 @@ def _feed_array(tensor, value):
                 ok = kind in ("f", "i", "u", "b")
             elif dtype.is_integer:
                 ok = kind in ("i", "u", "b")
-                if kind in ("i", "u") and arr.size:
+                if kind == "f":
+                    # Integral floats (labels read as float64) convert as in
+                    # TensorFlow; a fraction would be silently truncated.
+                    if arr.size and not np.all(np.isfinite(arr) & (np.floor(arr) == arr)):
+                        refuse("got %s values with a fractional part, which an integer tensor cannot hold"
+                               % arr.dtype.name)
+                    ok = True
+                if kind in ("i", "u", "f") and arr.size:
                     info = np.iinfo(npd)
                     if arr.min() < info.min or arr.max() > info.max:
                         refuse("values out of the range of %s" % dtype.name)
@@ -169,6 +196,8 @@ class BaseSession(object):
         self._config = config
         cfg = config.SerializeToString() if config is not None else b""
         self._session = _flowvm.Session(self._target, cfg)
+        self._edit_mark = self._graph._edit_count
+        _open_sessions.add(self)
         self._single = {}  # Tensor/Operation -> (callable, is_op)
         self._callables = {}  # (feeds, fetches, targets) -> callable
         self._default_session_ctx = None
@@ -192,6 +221,8 @@ class BaseSession(object):
         return self._session is None or self._session.closed
 
     def list_devices(self):
+        if self._session is None:
+            raise RuntimeError("Attempted to use a closed Session.")
         return [_DeviceAttributes(*d) for d in self._session.list_devices()]
 
     def close(self):
@@ -212,9 +243,19 @@ class BaseSession(object):
 
     # -- running
     def _check_edits(self):
+        """Refuses to run after a node this session already has was edited
+        (a control input, device or attr added after it was run): the
+        session could not apply the change, and ignoring it would be wrong."""
         g = self._graph
-        if g._edited_ids:
-            g._edited_ids.clear()
+        synced = self._session.synced
+        stale = [node_id for node_id, count in g._edits.items() if count > self._edit_mark and node_id < synced]
+        self._edit_mark = g._edit_count
+        if stale:
+            op = g._op_for_id(stale[0])
+            raise errors.FailedPreconditionError(
+                None, op, "Operation '%s' was changed (a control input, device or attr) after it was run by this "
+                "session, which cannot apply the change; build the graph completely before running it, or run it "
+                "in a new session" % op.name)
 
     def _raise_with_op(self, e):
         if isinstance(e, errors.OpError) and e._op is None:
@@ -252,7 +293,7 @@ class BaseSession(object):
         if self._session is None:
             raise RuntimeError("Attempted to use a closed Session.")
         g = self._graph
-        if not feed_dict and options is None and run_metadata is None:
+        if not feed_dict and options is None and run_metadata is None and g._edit_count == self._edit_mark:
             hit = self._single.get(fetches) if isinstance(fetches, (ops.Tensor, ops.Operation)) else None
             if hit is not None:
                 try:
@@ -260,9 +301,14 @@ class BaseSession(object):
                 except errors.OpError as e:
                     self._raise_with_op(e)
                 return None if hit[1] else out[0]
-        if g._edited_ids:
+        if g._edit_count != self._edit_mark:
             self._check_edits()
         f = _Fetches(g, fetches)
+        if not f.tensor_names and not f.targets:
+            # An empty structure (sess.run([]) of an empty collection) runs nothing.
+            if feed_dict:
+                self._feeds(feed_dict)
+            return f.rebuild([])
         names, values = self._feeds(feed_dict) if feed_dict else ([], [])
         if options is None and run_metadata is None:
             key = (tuple(names), tuple(f.tensor_names), tuple(f.targets))
