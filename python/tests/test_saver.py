@@ -82,8 +82,8 @@ def test_max_to_keep_latest_checkpoint_and_state_file(tmp_path):
         for s in range(4):
             saver.save(sess, os.path.join(d, "model.ckpt"), global_step=s)
     files = sorted(os.listdir(d))
-    assert files == ["checkpoint", "model.ckpt-2.data-00000-of-00001", "model.ckpt-2.index",
-                     "model.ckpt-3.data-00000-of-00001", "model.ckpt-3.index"]
+    assert files == ["checkpoint", "model.ckpt-2.data-00000-of-00001", "model.ckpt-2.index", "model.ckpt-2.meta",
+                     "model.ckpt-3.data-00000-of-00001", "model.ckpt-3.index", "model.ckpt-3.meta"]
     assert saver.last_checkpoints == [os.path.join(d, "model.ckpt-2"), os.path.join(d, "model.ckpt-3")]
     with open(os.path.join(d, "checkpoint")) as f:
         assert f.read() == ('model_checkpoint_path: "model.ckpt-3"\n'
