@@ -431,6 +431,8 @@ def test_argument_errors(tmp_path):
         tf.train.export_meta_graph(saver_def="not a saver")
     with pytest.raises(NotImplementedError):
         tf.train.export_meta_graph(clear_extraneous_savers=True)
+    with pytest.raises(NotImplementedError):
+        tf.train.export_meta_graph(save_debug_info=True)
     with pytest.raises(ValueError, match="saver_def"):
         tf.train.Saver(saver_def=tf.train.SaverDef(filename_tensor_name="save/Const:0"))
     with pytest.raises(NotImplementedError, match="V2"):

@@ -135,9 +135,9 @@ def read_meta_graph_file(filename):
         meta_graph_def.ParseFromString(content)
     except message.DecodeError as e:
         raise IOError("Cannot parse file %s: %s." % (filename, text_error or e))
-    if len(meta_graph_def.UnknownFields()) or not (meta_graph_def.HasField("graph_def") or
-                                                    meta_graph_def.HasField("meta_info_def")):
-        # Parsed, but into nothing a MetaGraphDef writer would produce.
+    if not meta_graph_def.ListFields():
+        # Bytes that parse only as fields a MetaGraphDef does not have (a
+        # newer writer's extras alone would not make a usable file either).
         raise IOError("Cannot parse file %s: %s." % (filename, text_error or "not a MetaGraphDef"))
     return meta_graph_def
 
@@ -319,6 +319,8 @@ def export_scoped_meta_graph(filename=None, graph_def=None, graph=None, export_s
     (text or binary) when one is given."""
     if clear_extraneous_savers:
         raise NotImplementedError("export_meta_graph(clear_extraneous_savers=True) is not supported by flowvm")
+    if save_debug_info:
+        raise NotImplementedError("export_meta_graph(save_debug_info=True): flowvm writes no GraphDebugInfo file")
     if graph is None:
         graph = ops.get_default_graph()
     if graph_def is None:
