@@ -243,6 +243,29 @@ def test_collections_and_summaries_after_import(tmp_path, caplog):
         assert tf.get_collection("ints") == [] and len(tf.get_collection("pred")) == 1
 
 
+def test_input_map_graph_argument_and_plain_variable_collections():
+    _model()
+    w = tf.global_variables()[0]
+    tf.add_to_collection("my_vars", w)  # no proto function: stored by name
+    m = tf.train.export_meta_graph()
+    assert list(m.collection_def["my_vars"].node_list.value) == ["w:0"]
+    target = tf.Graph()
+    with tf.Graph().as_default() as other:
+        feed = tf.constant([[1.0, 1.0]], name="feed")
+        with target.as_default():
+            fixed = tf.constant([[2.0, 0.0]], name="fixed")
+        # graph= imports into `target` although `other` is the default.
+        saver = tf.train.import_meta_graph(m, graph=target, input_map={"x:0": fixed})
+        assert other.get_operations() == [feed.op]
+    with target.as_default():
+        assert saver.saver_def.restore_op_name == "save/restore_all"
+        (ref,) = tf.get_collection("my_vars")
+        assert isinstance(ref, tf.Tensor) and ref.name == "w:0"
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            np.testing.assert_allclose(sess.run(tf.get_collection("pred")[0]), [[2.5]])
+
+
 def test_clear_devices(tmp_path):
     with tf.device("/job:nowhere/task:3/device:CPU:0"):
         _model()

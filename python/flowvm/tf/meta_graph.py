@@ -211,7 +211,9 @@ def _kind_of(item):
         return "int64_list"
     if isinstance(item, float):
         return "float_list"
-    if isinstance(item, (ops.Tensor, ops.Operation)):
+    if isinstance(item, (ops.Tensor, ops.Operation, variables.Variable)):
+        # A Variable in a collection without proto functions goes by its
+        # ref tensor's name, and comes back as that tensor (as in TensorFlow).
         return "node_list"
     from google.protobuf import any_pb2
     if isinstance(item, any_pb2.Any):
