@@ -9,9 +9,12 @@ is `<prefix>.index` plus `<prefix>.data-00000-of-00001`, the same files
 flowvm's C++ Saver writes, so `flowvm checkpoint PREFIX` and the C++ Saver
 read them, and the Python Saver reads theirs.
 
-Not supported: MetaGraphDef export (flowvm has no MetaGraphDef message, so
-save() writes no .meta file and export_meta_graph raises), and sharded
-saving writes a single shard (the checkpoint reads the same).
+save() also writes the graph as "<prefix>.meta" (a MetaGraphDef, see
+meta_graph.py); import_meta_graph reads it back into a fresh graph and
+returns a Saver over the imported save/restore nodes (its SaverDef).
+
+Not supported: sharded saving writes a single shard (the checkpoint reads
+the same), V1 checkpoints, and custom builders.
 """
 import os
 import time
@@ -19,6 +22,7 @@ import time
 from flowvm.tf import checkpoint_management
 from flowvm.tf import errors
 from flowvm.tf import gen_ops
+from flowvm.tf import meta_graph
 from flowvm.tf import ops
 from flowvm.tf import state_ops
 from flowvm.tf import variables
@@ -32,20 +36,7 @@ class CheckpointNotFoundError(errors.NotFoundError, ValueError):
     path, and a ValueError as TensorFlow 1.15 raises there."""
 
 
-class SaverDef(object):
-    """The names a Saver's graph part answers to (TensorFlow's SaverDef)."""
-    V1 = 1
-    V2 = 2
-
-    def __init__(self, filename_tensor_name, save_tensor_name, restore_op_name, max_to_keep, sharded,
-                 keep_checkpoint_every_n_hours):
-        self.filename_tensor_name = filename_tensor_name
-        self.save_tensor_name = save_tensor_name
-        self.restore_op_name = restore_op_name
-        self.max_to_keep = max_to_keep
-        self.sharded = sharded
-        self.keep_checkpoint_every_n_hours = keep_checkpoint_every_n_hours
-        self.version = SaverDef.V2
+from flowvm.saver_pb2 import SaverDef  # noqa: E402 - the names a Saver's graph part answers to
 
 
 def _saveables(var_list):
@@ -86,9 +77,9 @@ class Saver(object):
                  pad_step_number=False, save_relative_paths=False, filename=None):
         if reshape:
             raise NotImplementedError("Saver(reshape=True) is not supported by flowvm")
-        if saver_def is not None or builder is not None:
-            raise NotImplementedError("Saver(saver_def=..., builder=...) is not supported by flowvm")
-        if write_version != SaverDef.V2:
+        if builder is not None:
+            raise NotImplementedError("Saver(builder=...) is not supported by flowvm")
+        if saver_def is None and write_version != SaverDef.V2:
             raise NotImplementedError("Saver: flowvm writes V2 checkpoints only")
         self._var_list = var_list
         self._sharded = sharded
@@ -103,8 +94,34 @@ class Saver(object):
         self._is_built = False
         self._is_empty = False
         self.saver_def = None
-        if not defer_build:
+        if saver_def is not None:
+            self._init_from_saver_def(saver_def)
+        elif not defer_build:
             self.build()
+
+    def _init_from_saver_def(self, saver_def):
+        # The graph part exists already (an imported graph's); `name` is the
+        # scope it was imported under, as in TensorFlow.
+        if not isinstance(saver_def, SaverDef):
+            raise ValueError("saver_def must be a saver_pb2.SaverDef: %s" % saver_def)
+        d = SaverDef()
+        d.CopyFrom(saver_def)
+        if self._name:
+            for field in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
+                setattr(d, field, meta_graph.prepend_name_scope(getattr(d, field), self._name))
+        for field in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
+            if not getattr(d, field):
+                raise ValueError("saver_def must specify the %s: %s" % (field, saver_def))
+        if d.version != SaverDef.V2:
+            raise NotImplementedError("Saver: saver_def has checkpoint version %s; flowvm reads and writes V2 only"
+                                      % SaverDef.CheckpointFormatVersion.Name(d.version))
+        self.saver_def = d
+        self._max_to_keep = d.max_to_keep
+        self._sharded = d.sharded
+        self._keep_every_n_hours = d.keep_checkpoint_every_n_hours
+        self._next_checkpoint_time = time.time() + d.keep_checkpoint_every_n_hours * 3600
+        self._graph = ops.get_default_graph()
+        self._is_built = True
 
     def build(self):
         if self._is_built:
@@ -139,8 +156,10 @@ class Saver(object):
                     assigns.append(state_ops.assign(ref, value, validate_shape=shape.is_fully_defined(),
                                                     name="Assign"))
             restore_all = state_ops.group(assigns, name="restore_all")
-        self.saver_def = SaverDef(filename.name, saved.name, restore_all.name, self._max_to_keep, self._sharded,
-                                  self._keep_every_n_hours)
+        self.saver_def = SaverDef(filename_tensor_name=filename.name, save_tensor_name=saved.name,
+                                  restore_op_name=restore_all.name, max_to_keep=self._max_to_keep,
+                                  sharded=self._sharded, keep_checkpoint_every_n_hours=self._keep_every_n_hours,
+                                  version=SaverDef.V2)
         self._graph = g
         self._is_built = True
 
@@ -180,7 +199,8 @@ class Saver(object):
              write_meta_graph=True, write_state=True, strip_default_attrs=False, save_debug_info=False):
         """Writes the checkpoint `save_path` (`save_path-<global_step>` when
         given) and returns its prefix; lists it in the directory's state file
-        and deletes checkpoints beyond max_to_keep. No .meta is written."""
+        and deletes checkpoints beyond max_to_keep. With write_meta_graph the
+        session's graph goes to "<prefix>.<meta_graph_suffix>" (binary)."""
         if not self._is_built:
             raise RuntimeError("`build()` should be called before save if defer_build==True")
         if latest_filename is None:
@@ -207,6 +227,11 @@ class Saver(object):
             raise ValueError("Parent directory of {} doesn't exist, can't save.".format(save_path))
         prefix = sess.run(self.saver_def.save_tensor_name, {self.saver_def.filename_tensor_name: checkpoint_file})
         prefix = prefix.decode("utf-8") if isinstance(prefix, bytes) else str(prefix)
+        if write_meta_graph:
+            meta_file = checkpoint_management.meta_graph_filename(checkpoint_file, meta_graph_suffix)
+            with sess.graph.as_default():
+                self.export_meta_graph(meta_file, strip_default_attrs=strip_default_attrs,
+                                       save_debug_info=save_debug_info)
         if write_state:
             doomed = self._record(prefix)
             checkpoint_management.update_checkpoint_state(parent, prefix, self.last_checkpoints,
@@ -230,20 +255,90 @@ class Saver(object):
         return self.saver_def
 
     def to_proto(self, export_scope=None):
-        raise NotImplementedError("Saver.to_proto: flowvm has no SaverDef message")
+        """This Saver's SaverDef, names relative to `export_scope` (None
+        when its nodes are outside it)."""
+        if self.saver_def is None:
+            return None
+        if export_scope is None:
+            d = SaverDef()
+            d.CopyFrom(self.saver_def)
+            return d
+        if not self.saver_def.filename_tensor_name.startswith(export_scope):
+            return None
+        d = SaverDef()
+        d.CopyFrom(self.saver_def)
+        for field in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
+            setattr(d, field, meta_graph.strip_name_scope(getattr(d, field), export_scope))
+        return d
 
-    def export_meta_graph(self, filename=None, **kwargs):
-        return export_meta_graph(filename)
+    @staticmethod
+    def from_proto(saver_def, import_scope=None):
+        return Saver(saver_def=saver_def, name=import_scope)
+
+    def export_meta_graph(self, filename=None, collection_list=None, as_text=False, export_scope=None,
+                          clear_devices=False, clear_extraneous_savers=False, strip_default_attrs=False,
+                          save_debug_info=False):
+        """export_meta_graph of the default graph with this Saver's SaverDef."""
+        return export_meta_graph(filename=filename, graph_def=ops.get_default_graph().as_graph_def(add_shapes=True),
+                                 saver_def=self.saver_def, collection_list=collection_list, as_text=as_text,
+                                 export_scope=export_scope, clear_devices=clear_devices,
+                                 clear_extraneous_savers=clear_extraneous_savers,
+                                 strip_default_attrs=strip_default_attrs, save_debug_info=save_debug_info)
 
 
-def export_meta_graph(filename=None, **kwargs):
-    raise NotImplementedError("export_meta_graph: flowvm has no MetaGraphDef message; save the graph with "
-                              "tf.train.write_graph and the variables with tf.train.Saver")
+meta_graph.register_proto_function(ops.GraphKeys.SAVERS, proto_type=SaverDef, to_proto=Saver.to_proto,
+                                   from_proto=Saver.from_proto)
+
+
+def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_def=None, collection_list=None,
+                      as_text=False, graph=None, export_scope=None, clear_devices=False,
+                      clear_extraneous_savers=False, strip_default_attrs=False, save_debug_info=False, **kwargs):
+    """tf.train.export_meta_graph: the MetaGraphDef of `graph` (the default
+    one) with its collections and `saver_def`, written to `filename` when
+    given (binary, or text with as_text)."""
+    if kwargs:
+        raise TypeError("export_meta_graph() got unexpected keyword arguments: %s" % ", ".join(sorted(kwargs)))
+    if graph is not None and not isinstance(graph, ops.Graph):
+        raise ValueError("graph must be a Graph, not %s" % type(graph).__name__)
+    m, _ = meta_graph.export_scoped_meta_graph(filename=filename, meta_info_def=meta_info_def, graph_def=graph_def,
+                                               saver_def=saver_def, collection_list=collection_list, as_text=as_text,
+                                               graph=graph, export_scope=export_scope, clear_devices=clear_devices,
+                                               clear_extraneous_savers=clear_extraneous_savers,
+                                               strip_default_attrs=strip_default_attrs,
+                                               save_debug_info=save_debug_info)
+    return m
 
 
 def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
-    raise NotImplementedError("import_meta_graph: flowvm has no MetaGraphDef message; rebuild the graph in Python "
-                              "(or tf.import_graph_def a GraphDef) and restore with tf.train.Saver")
+    """tf.train.import_meta_graph: adds the graph and collections of a
+    MetaGraphDef (or a .meta file) to the default graph and returns a Saver
+    over its save/restore nodes; None when it has no saver and no variables.
+    kwargs: input_map, restore_collections_predicate, graph,
+    unbound_inputs_col_name."""
+    allowed = {"input_map", "restore_collections_predicate", "graph", "unbound_inputs_col_name"}
+    unknown = set(kwargs) - allowed
+    if unknown:
+        raise TypeError("import_meta_graph() got unexpected keyword arguments: %s" % ", ".join(sorted(unknown)))
+    graph = kwargs.pop("graph", None) or ops.get_default_graph()
+    imported_vars, _, m = meta_graph._import(  # noqa: SLF001 - the MetaGraphDef read, for its SaverDef
+        meta_graph_or_file, clear_devices, graph, import_scope, kwargs.get("input_map"),
+        kwargs.get("unbound_inputs_col_name", "unbound_inputs"),
+        kwargs.get("restore_collections_predicate", lambda key: True), None)
+    saver_def = m.saver_def
+    with graph.as_default():
+        if m.HasField("saver_def"):
+            scope = import_scope
+            if imported_vars:
+                # The scope the variables really landed under (import_scope made unique).
+                key = sorted(imported_vars)[0]
+                scope = imported_vars[key].name[:-len(key)]
+            return Saver(saver_def=saver_def, name=scope)
+        if variables.global_variables(import_scope) + ops.get_collection(ops.GraphKeys.SAVEABLE_OBJECTS,
+                                                                          import_scope):
+            return Saver()
+        from flowvm.tf import tf_logging
+        tf_logging.info("Saver not created because there are no variables in the graph to restore")
+        return None
 
 
 latest_checkpoint = checkpoint_management.latest_checkpoint

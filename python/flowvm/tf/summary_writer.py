@@ -100,7 +100,13 @@ class FileWriter(object):
         self.add_event(e)
 
     def add_meta_graph(self, meta_graph_def, global_step=None):
-        raise NotImplementedError("add_meta_graph: flowvm has no MetaGraphDef message")
+        """Queues a MetaGraphDef (TensorBoard reads its graph and collections)."""
+        from flowvm import meta_graph_pb2
+        if not isinstance(meta_graph_def, meta_graph_pb2.MetaGraphDef):
+            raise TypeError("meta_graph_def must be type MetaGraphDef, saw type: %s" % type(meta_graph_def))
+        e = self._event(global_step)
+        e.meta_graph_def = meta_graph_def.SerializeToString()
+        self.add_event(e)
 
     def add_run_metadata(self, run_metadata, tag, global_step=None):
         """Queues a RunMetadata (the step stats of a traced run) under `tag`."""

@@ -48,7 +48,10 @@ class Variable(object):
                  import_scope=None, constraint=None, use_resource=None,
                  synchronization=VariableSynchronization.AUTO, aggregation=VariableAggregation.NONE, shape=None):
         if variable_def is not None:
-            raise NotImplementedError("tf.Variable(variable_def=...): VariableDef protos are not supported")
+            if initial_value is not None:
+                raise ValueError("variable_def and initial_value are mutually exclusive.")
+            self._init_from_proto(variable_def, import_scope=import_scope)
+            return
         if use_resource:
             raise NotImplementedError("tf.Variable(use_resource=True): flowvm has TensorFlow 1.x's reference "
                                       "variables only")
@@ -114,6 +117,41 @@ class Variable(object):
                     else:
                         self._snapshot = gen_ops.identity(self._variable, name="read")
         ops.add_to_collections(collections, self)
+
+    def _init_from_proto(self, variable_def, import_scope=None):
+        """The Variable over existing nodes named by a VariableDef (an
+        imported graph's): ref, initializer, snapshot, initial value."""
+        from flowvm import variable_pb2
+        from flowvm.tf import meta_graph
+        if not isinstance(variable_def, variable_pb2.VariableDef):
+            raise TypeError("variable_def must be a VariableDef proto, not %s" % type(variable_def).__name__)
+        if variable_def.is_resource:
+            raise NotImplementedError("VariableDef of %s: resource variables are not supported by flowvm"
+                                      % variable_def.variable_name)
+        if variable_def.HasField("save_slice_info_def"):
+            raise NotImplementedError("VariableDef of %s: partitioned variables are not supported by flowvm"
+                                      % variable_def.variable_name)
+        g = ops.get_default_graph()
+
+        def element(name, what):
+            try:
+                return g.as_graph_element(meta_graph.prepend_name_scope(name, import_scope))
+            except (KeyError, ValueError) as e:
+                raise ValueError("VariableDef of %s: its %s %r is not in the graph (%s)"
+                                 % (variable_def.variable_name, what, name, e))
+
+        self._variable = element(variable_def.variable_name, "variable")
+        if not isinstance(self._variable, ops.Tensor) or not self._variable.dtype._is_ref_dtype:
+            raise ValueError("VariableDef: %s is not a variable's ref tensor" % variable_def.variable_name)
+        self._variable_op = self._variable.op
+        self._initializer_op = element(variable_def.initializer_name, "initializer")
+        self._snapshot = element(variable_def.snapshot_name, "snapshot")
+        self._initial_value = (element(variable_def.initial_value_name, "initial value")
+                               if variable_def.initial_value_name else None)
+        self._trainable = variable_def.trainable
+        self._constraint = None
+        self._caching_device = None
+        self._save_slice_info = None
 
     def _colocate_initializer(self, g, first_id):
         # The initializer's ops run where the variable lives (TensorFlow
@@ -246,11 +284,24 @@ class Variable(object):
         return self._save_slice_info
 
     def to_proto(self, export_scope=None):
-        raise NotImplementedError("Variable.to_proto: VariableDef protos are not supported by flowvm")
+        """This variable's VariableDef, names relative to `export_scope`
+        (None when the variable is outside it)."""
+        from flowvm import variable_pb2
+        from flowvm.tf import meta_graph
+        if export_scope is not None and not self._variable.name.startswith(export_scope):
+            return None
+        d = variable_pb2.VariableDef()
+        d.variable_name = meta_graph.strip_name_scope(self._variable.name, export_scope)
+        if self._initial_value is not None:
+            d.initial_value_name = meta_graph.strip_name_scope(self._initial_value.name, export_scope)
+        d.trainable = self._trainable
+        d.initializer_name = meta_graph.strip_name_scope(self._initializer_op.name, export_scope)
+        d.snapshot_name = meta_graph.strip_name_scope(self._snapshot.name, export_scope)
+        return d
 
     @staticmethod
     def from_proto(variable_def, import_scope=None):
-        raise NotImplementedError("Variable.from_proto: VariableDef protos are not supported by flowvm")
+        return Variable(variable_def=variable_def, import_scope=import_scope)
 
     def __repr__(self):
         return "<tf.Variable '%s' shape=%s dtype=%s>" % (self.name, self.shape, self.dtype.name)

@@ -34,6 +34,7 @@ from flowvm.tensor_pb2 import TensorProto  # noqa: F401
 from flowvm.summary_pb2 import Summary, SummaryMetadata, HistogramProto  # noqa: F401
 from flowvm.event_pb2 import Event, SessionLog, LogMessage  # noqa: F401
 from flowvm.op_def_pb2 import OpDef  # noqa: F401
+from flowvm.meta_graph_pb2 import MetaGraphDef, CollectionDef, TensorInfo, SignatureDef, AssetFileDef  # noqa: F401
 
 from flowvm.compat.v1 import errors, dtypes, raw_ops  # noqa: F401,E402
 
