@@ -157,3 +157,57 @@ def test_print_gradient_goes_to_the_input_only():
         np.testing.assert_array_equal(sess.run(gx, feed), [3, 3, 3])
         # The data gets none (flowvm's tf.gradients gives zeros where TF gives None).
         assert gd is None or not np.any(sess.run(gd, feed))
+
+
+def _drain(sess, t):
+    out = []
+    while True:
+        try:
+            out.append(sess.run(t))
+        except tf.errors.OutOfRangeError:
+            return out
+
+
+def _with_runners(fn):
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+        try:
+            return fn(sess)
+        finally:
+            coord.request_stop()
+            coord.join(threads, stop_grace_period_secs=10)
+
+
+def test_limit_epochs():
+    assert tf.train.limit_epochs("x") == "x"  # no limit: the tensor itself
+    with pytest.raises(ValueError):
+        tf.train.limit_epochs(tf.constant(1), 0)
+    t = tf.train.limit_epochs(tf.constant([1, 2]), num_epochs=2, name="limited")
+    assert t.op.name == "limited"
+    epochs = [v for v in tf.local_variables() if v.op.name == "limited/epochs"]
+    assert len(epochs) == 1 and epochs[0].dtype.base_dtype == tf.int64
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        assert [list(x) for x in _drain(sess, t)] == [[1, 2], [1, 2]]
+
+
+def test_string_input_producer_runs_num_epochs():
+    q = tf.train.string_input_producer(["a", "b", "c"], num_epochs=2, shuffle=False)
+    name = q.dequeue()
+    got = _with_runners(lambda sess: _drain(sess, name))
+    assert got == [b"a", b"b", b"c"] * 2
+    with pytest.raises(ValueError):
+        tf.train.string_input_producer([])
+
+
+def test_shuffled_range_and_slice_producers():
+    q = tf.train.range_input_producer(5, num_epochs=2, shuffle=True, seed=3)
+    got = _with_runners(lambda sess: _drain(sess, q.dequeue()))
+    assert sorted(got[:5]) == list(range(5)) and sorted(got[5:]) == list(range(5))
+    tf.reset_default_graph()
+    x, y = tf.train.slice_input_producer([tf.constant([1, 2, 3]), tf.constant([10.0, 20.0, 30.0])], num_epochs=1,
+                                         shuffle=False)
+    pairs = _with_runners(lambda sess: _drain(sess, [x, y]))
+    assert [(int(a), float(b)) for a, b in pairs] == [(1, 10.0), (2, 20.0), (3, 30.0)]
