@@ -316,5 +316,3 @@ def test_group_tuple_no_op_assert():
         with pytest.raises(tf.errors.InvalidArgumentError) as e:
             sess.run(y, {x: -1.0})
         assert "x must be positive" in str(e.value)
-    with pytest.raises(NotImplementedError):
-        tf.Print(x, [x])

@@ -103,8 +103,25 @@ def test_rmsprop():
         np.testing.assert_allclose(got, w, rtol=1e-5)
     assert opt.get_slot(wv, "rms").op.name == "w/RMSProp"
     assert opt.get_slot(wv, "momentum").op.name == "w/RMSProp_1"
-    with pytest.raises(NotImplementedError):
-        tf.train.RMSPropOptimizer(0.01, centered=True)
+
+
+def test_rmsprop_centered():
+    opt = tf.train.RMSPropOptimizer(0.01, decay=0.9, momentum=0.5, epsilon=1e-6, centered=True)
+    wv, train, values, _ = _run_steps(opt, steps=3)
+    w, ms, mg, mom = W0.copy(), np.ones(3), np.zeros(3), np.zeros(3)
+    for got in values:
+        g = w - TARGET
+        ms = 0.9 * ms + 0.1 * g * g
+        mg = 0.9 * mg + 0.1 * g
+        mom = 0.5 * mom + 0.01 * g / np.sqrt(ms - mg * mg + 1e-6)
+        w = w - mom
+        np.testing.assert_allclose(got, w, rtol=1e-5)
+    # TensorFlow's slot order and names: rms, mg, momentum.
+    assert opt.get_slot(wv, "rms").op.name == "w/RMSProp"
+    assert opt.get_slot(wv, "mg").op.name == "w/RMSProp_1"
+    assert opt.get_slot(wv, "momentum").op.name == "w/RMSProp_2"
+    assert sorted(opt.get_slot_names()) == ["mg", "momentum", "rms"]
+    assert "ApplyCenteredRMSProp" in [op.type for op in tf.get_default_graph().get_operations()]
 
 
 def test_global_step_increments_after_the_update():

@@ -92,5 +92,86 @@ TEST(StateOpsShapeTest, IsVariableInitializedIsScalar) {
   EXPECT_EQ((*s)[0], PartialTensorShape(TensorShape()));
 }
 
+StatusOr<std::vector<PartialTensorShape>> Scatter(const std::string& op, PartialTensorShape var,
+                                                  PartialTensorShape indices, PartialTensorShape updates,
+                                                  DataType index_type = DT_INT32) {
+  return InferShapes({VariableNode("v", DT_FLOAT, var), PlaceholderNode("i", index_type, indices),
+                      PlaceholderNode("u", DT_FLOAT, updates),
+                      TestNode("s", op).Input("v").Input("i").Input("u").Attr("T", DT_FLOAT).Attr("Tindices", index_type)},
+                     "s");
+}
+
+TEST(StateOpsShapeTest, ScatterOps) {
+  for (const char* op : {"ScatterUpdate", "ScatterAdd", "ScatterSub"}) {
+    SCOPED_TRACE(op);
+    // updates = indices.shape + var.shape[1:]; the output is the variable's shape.
+    auto s = Scatter(op, PartialTensorShape({5, 3}), PartialTensorShape({2, 2}), PartialTensorShape({2, 2, 3}));
+    ASSERT_TRUE(s.ok()) << s.status();
+    EXPECT_EQ((*s)[0], PartialTensorShape({5, 3}));
+    FLOWVM_EXPECT_OK(Scatter(op, PartialTensorShape({5, -1}), PartialTensorShape({-1}), PartialTensorShape({4, 7}),
+                             DT_INT64)
+                         .status());
+    // A scalar update goes to every selected row; unknown ranks pass.
+    FLOWVM_EXPECT_OK(Scatter(op, PartialTensorShape({5, 3}), PartialTensorShape({2}), TensorShape()).status());
+    FLOWVM_EXPECT_OK(Scatter(op, PartialTensorShape(), PartialTensorShape({2}), PartialTensorShape({2, 9})).status());
+    auto bad = Scatter(op, PartialTensorShape({5, 3}), PartialTensorShape({2}), PartialTensorShape({2, 4}));
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
+    EXPECT_NE(bad.status().message().find("'s'"), std::string::npos) << bad.status();
+    EXPECT_NE(bad.status().message().find("updates.shape [2,4], indices.shape [2], params.shape [5,3]"),
+              std::string::npos)
+        << bad.status();
+    bad = Scatter(op, TensorShape(), PartialTensorShape({2}), TensorShape());
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.status().message().find("params must be at least 1-D"), std::string::npos) << bad.status();
+  }
+}
+
+TEST(StateOpsDefTest, ScatterSignatures) {
+  for (const char* name : {"ScatterUpdate", "ScatterAdd", "ScatterSub"}) {
+    SCOPED_TRACE(name);
+    const OpDef& op = OpRegistry::Global()->LookUpOrNull(name)->op_def;
+    ASSERT_EQ(op.input_arg_size(), 3);
+    EXPECT_EQ(op.input_arg(0).name(), "ref");
+    EXPECT_TRUE(op.input_arg(0).is_ref());
+    EXPECT_EQ(op.input_arg(1).type_attr(), "Tindices");
+    EXPECT_EQ(op.output_arg(0).name(), "output_ref");
+    EXPECT_TRUE(op.output_arg(0).is_ref());
+    bool use_locking = false, found = false;
+    for (const auto& a : op.attr()) {
+      if (a.name() != "use_locking") continue;
+      found = true;
+      use_locking = a.default_value().b();
+    }
+    EXPECT_TRUE(found);
+    // As in TensorFlow: ScatterUpdate locks by default, the arithmetic ones do not.
+    EXPECT_EQ(use_locking, std::string(name) == "ScatterUpdate");
+  }
+  // Only int32 and int64 indices.
+  EXPECT_FALSE(Scatter("ScatterAdd", PartialTensorShape({2}), PartialTensorShape({1}), PartialTensorShape({1}),
+                       DT_INT16)
+                   .ok());
+}
+
+TEST(StateOpsShapeTest, CountUpTo) {
+  auto count = [](PartialTensorShape shape, DataType dt = DT_INT64) {
+    return InferShapes({VariableNode("v", dt, shape),
+                        TestNode("c", "CountUpTo").Input("v").Attr("T", dt).Attr("limit", int64_t{3})},
+                       "c");
+  };
+  auto s = count(TensorShape());
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ((*s)[0], PartialTensorShape(TensorShape()));
+  s = count(PartialTensorShape(), DT_INT32);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ((*s)[0], PartialTensorShape(TensorShape()));
+  auto bad = count(TensorShape({2}));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("CountUpTo requires a scalar variable, got shape [2]"), std::string::npos)
+      << bad.status();
+  EXPECT_FALSE(count(TensorShape(), DT_FLOAT).ok());  // T: {int32, int64}
+}
+
 }  // namespace
 }  // namespace flowvm

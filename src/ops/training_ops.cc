@@ -1,6 +1,7 @@
 // Training ops on reference-typed variables: ApplyGradientDescent,
-// ApplyMomentum, ApplyAdam, ApplyAdagrad, ApplyRMSProp. Names, inputs,
-// attrs, defaults and type lists follow TensorFlow's training_ops.cc.
+// ApplyMomentum, ApplyAdam, ApplyAdagrad, ApplyRMSProp, ApplyCenteredRMSProp.
+// Names, inputs, attrs, defaults and type lists follow TensorFlow's
+// training_ops.cc.
 #include <string>
 
 #include "graph/op_registry.h"
@@ -66,6 +67,12 @@ Status ApplyRMSPropShape(InferenceContext* c) {
   static const char* const kScalars[] = {"lr", "rho", "momentum", "epsilon"};
   for (int i = 0; i < 4; ++i) FLOWVM_RETURN_IF_ERROR(CheckScalar(c, 3 + i, kScalars[i]));
   return MergeTensorInputs(c, {{0, "var"}, {1, "ms"}, {2, "mom"}, {7, "grad"}});
+}
+
+Status ApplyCenteredRMSPropShape(InferenceContext* c) {
+  static const char* const kScalars[] = {"lr", "rho", "momentum", "epsilon"};
+  for (int i = 0; i < 4; ++i) FLOWVM_RETURN_IF_ERROR(CheckScalar(c, 4 + i, kScalars[i]));
+  return MergeTensorInputs(c, {{0, "var"}, {1, "mg"}, {2, "ms"}, {3, "mom"}, {8, "grad"}});
 }
 
 }  // namespace
@@ -145,5 +152,23 @@ REGISTER_OP("ApplyRMSProp")
     .Doc(
         "Update 'var' by RMSProp: ms += (grad^2 - ms) * (1 - rho); "
         "mom = mom * momentum + lr * grad / sqrt(ms + epsilon); var -= mom.");
+
+REGISTER_OP("ApplyCenteredRMSProp")
+    .Input("var: Ref(T)")
+    .Input("mg: Ref(T)")
+    .Input("ms: Ref(T)")
+    .Input("mom: Ref(T)")
+    .Input("lr: T")
+    .Input("rho: T")
+    .Input("momentum: T")
+    .Input("epsilon: T")
+    .Input("grad: T")
+    .Output("out: Ref(T)")
+    .Attr("T: numbertype")
+    .Attr("use_locking: bool = false")
+    .SetShapeFn(ApplyCenteredRMSPropShape)
+    .Doc(
+        "Update 'var' by centered RMSProp: mg += (grad - mg) * (1 - rho); ms += (grad^2 - ms) * (1 - rho); "
+        "mom = mom * momentum + lr * grad / sqrt(ms - mg^2 + epsilon); var -= mom.");
 
 }  // namespace flowvm

@@ -180,6 +180,32 @@ TEST(TrainingOpsShapeTest, ApplyRMSProp) {
         std::string(names[i]) + " must be a scalar");
 }
 
+TEST(TrainingOpsShapeTest, ApplyCenteredRMSProp) {
+  auto in = [](PartialTensorShape var, PartialTensorShape mg, PartialTensorShape ms, PartialTensorShape mom,
+               PartialTensorShape grad, int non_scalar = -1) {
+    std::vector<In> v = {Ref(var), Ref(mg), Ref(ms), Ref(mom)};
+    for (int i = 0; i < 4; ++i) v.push_back(Val(i == non_scalar ? PartialTensorShape({2}) : kScalar));
+    v.push_back(Val(grad));
+    return v;
+  };
+  const TensorShape s3({3}), s4({4});
+  EXPECT_EQ(Infer("ApplyCenteredRMSProp", in(PartialTensorShape({3, -1}), PartialTensorShape(),
+                                             PartialTensorShape({-1, -1}), PartialTensorShape({-1, 4}),
+                                             PartialTensorShape()))
+                .value(),
+            PartialTensorShape({3, 4}));
+  ExpectShapeError(Infer("ApplyCenteredRMSProp", in(s3, s4, s3, s3, s3)), "var and mg do not have the same shape");
+  ExpectShapeError(Infer("ApplyCenteredRMSProp", in(s3, s3, s4, s3, s3)), "var/mg and ms do not have the same shape");
+  ExpectShapeError(Infer("ApplyCenteredRMSProp", in(s3, s3, s3, s4, s3)),
+                   "var/mg/ms and mom do not have the same shape");
+  ExpectShapeError(Infer("ApplyCenteredRMSProp", in(s3, s3, s3, s3, s4)),
+                   "var/mg/ms/mom and grad do not have the same shape: [3] vs [4]");
+  const char* names[] = {"lr", "rho", "momentum", "epsilon"};
+  for (int i = 0; i < 4; ++i)
+    ExpectShapeError(Infer("ApplyCenteredRMSProp", in(s3, s3, s3, s3, s3, i)),
+                     std::string(names[i]) + " must be a scalar");
+}
+
 // Inputs (name, is_ref) and bool attrs (name, default) as TensorFlow has them.
 void ExpectSignature(const char* name, const std::vector<std::pair<std::string, bool>>& inputs,
                      const std::vector<std::pair<std::string, bool>>& bool_attrs) {
@@ -219,6 +245,10 @@ TEST(TrainingOpsDefTest, Signatures) {
   ExpectSignature("ApplyRMSProp",
                   {{"var", true}, {"ms", true}, {"mom", true}, {"lr", false}, {"rho", false}, {"momentum", false},
                    {"epsilon", false}, {"grad", false}},
+                  {{"use_locking", false}});
+  ExpectSignature("ApplyCenteredRMSProp",
+                  {{"var", true}, {"mg", true}, {"ms", true}, {"mom", true}, {"lr", false}, {"rho", false},
+                   {"momentum", false}, {"epsilon", false}, {"grad", false}},
                   {{"use_locking", false}});
 }
 

@@ -23,9 +23,9 @@ const std::set<std::string>& NotDifferentiableStateful() {
   static const auto* ops = new std::set<std::string>{
       // Updates of a variable's state: gradients reach the variable through
       // its reads, never through these.
-      "Assign", "AssignAdd", "AssignSub",
+      "Assign", "AssignAdd", "AssignSub", "ScatterUpdate", "ScatterAdd", "ScatterSub",
       // Optimizer updates.
-      "ApplyGradientDescent", "ApplyMomentum", "ApplyAdagrad", "ApplyRMSProp", "ApplyAdam",
+      "ApplyGradientDescent", "ApplyMomentum", "ApplyAdagrad", "ApplyRMSProp", "ApplyCenteredRMSProp", "ApplyAdam",
       // A random permutation of its input.
       "RandomShuffle",
   };

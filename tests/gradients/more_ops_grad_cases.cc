@@ -1,6 +1,6 @@
 // Gradient checks for ops/math_more_grad.cc and ops/array_more_grad.cc: the
 // element-wise, activation, padding, scatter/gather, top-k and depth/space
-// ops added for the TensorFlow 1.x front-end.
+// ops added for the TensorFlow 1.x front-end; and Print (ops/logging_ops.cc).
 #include "gradients/gradient_cases.h"
 
 namespace flowvm::testing {
@@ -113,9 +113,21 @@ std::vector<GradCase> ScatterGatherCases() {
   return c;
 }
 
+// Print passes its gradient to input 0 only: x also feeds the printed data,
+// and a gradient through there would double dy/dx.
+std::vector<GradCase> PrintCases() {
+  std::vector<GradCase> c;
+  c.push_back({"Print", "Print", {R({2, 3}, 10)}, [](const GraphScope& s, const Xs& x) {
+                 NodeOut printed = s.Op("Print", {x[0], OpInput::List({x[0]})},
+                                        {{"message", Str("grad case: ")}, {"first_n", MakeAttrValue(int64_t{1})}});
+                 return Ys(s.Op("Mul", {printed, printed}));
+               }});
+  return c;
+}
+
 std::vector<GradCase> MoreCases() {
   std::vector<GradCase> cases;
-  for (auto* make : {ElementwiseCases, PadReverseCases, ScatterGatherCases})
+  for (auto* make : {ElementwiseCases, PadReverseCases, ScatterGatherCases, PrintCases})
     for (auto& c : make()) cases.push_back(std::move(c));
   return cases;
 }

@@ -652,8 +652,15 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TensorFl
                               name=scope[:-1] if scope else None)
 
 
-def Print(input_, data, message=None, first_n=None, summarize=None, name=None):  # noqa: N802
-    raise NotImplementedError("tf.Print: flowvm has no Print op yet; fetch the tensors with Session.run")
+def Print(input_, data, message=None, first_n=None, summarize=None, name=None):  # noqa: N802 - TensorFlow's name
+    """Returns `input_` unchanged; each time it is computed, writes `message`
+    and the first `summarize` (default 3) values of each tensor in `data` to
+    stderr, on the first `first_n` runs only when first_n is given."""
+    input_ = ops.convert_to_tensor(input_, name="input")
+    xs = [ops.convert_to_tensor(x) for x in data]
+    return _gen().print(input_, xs, message="" if message is None else message,
+                        first_n=-1 if first_n is None else first_n, summarize=3 if summarize is None else summarize,
+                        name=name or "Print")
 
 
 def print_v2(*inputs, **kwargs):

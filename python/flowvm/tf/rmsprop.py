@@ -1,6 +1,11 @@
 """tf.train.RMSPropOptimizer (ApplyRMSProp): ms = decay ms + (1 - decay) g^2;
 mom = momentum mom + lr g / sqrt(ms + epsilon); var -= mom. Slots "rms"
-("w/RMSProp", starting at ones) and "momentum" ("w/RMSProp_1")."""
+("w/RMSProp", starting at ones) and "momentum" ("w/RMSProp_1").
+
+centered=True (ApplyCenteredRMSProp) also keeps the mean gradient
+mg = decay mg + (1 - decay) g and divides by sqrt(ms - mg^2 + epsilon); its
+slot "mg" is made between the two others, as TensorFlow does, so the slots
+are "w/RMSProp" (rms), "w/RMSProp_1" (mg) and "w/RMSProp_2" (momentum)."""
 from flowvm.tf import gen_ops
 from flowvm.tf import init_ops
 from flowvm.tf import ops
@@ -12,8 +17,6 @@ __all__ = ["RMSPropOptimizer"]
 class RMSPropOptimizer(Optimizer):
     def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, use_locking=False, centered=False,
                  name="RMSProp"):
-        if centered:
-            raise NotImplementedError("RMSPropOptimizer(centered=True): flowvm has no ApplyCenteredRMSProp op")
         super(RMSPropOptimizer, self).__init__(use_locking, name)
         self._learning_rate = learning_rate
         self._decay = decay
@@ -26,6 +29,8 @@ class RMSPropOptimizer(Optimizer):
             dtype = v.dtype.base_dtype
             self._get_or_make_slot_with_initializer(v, init_ops.ones_initializer(dtype=dtype), v.get_shape(), dtype,
                                                     "rms", self._name)
+            if self._centered:
+                self._zeros_slot(v, "mg", self._name)
             self._zeros_slot(v, "momentum", self._name)
 
     def _prepare(self):
@@ -39,6 +44,13 @@ class RMSPropOptimizer(Optimizer):
         rms = self.get_slot(var, "rms")
         mom = self.get_slot(var, "momentum")
         dtype = var.dtype.base_dtype
+        if self._centered:
+            mg = self.get_slot(var, "mg")
+            return gen_ops.apply_centered_rms_prop(var, mg, rms, mom, _cast(self._learning_rate_tensor, dtype),
+                                                   _cast(self._decay_tensor, dtype),
+                                                   _cast(self._momentum_tensor, dtype),
+                                                   _cast(self._epsilon_tensor, dtype), grad,
+                                                   use_locking=self._use_locking).op
         return gen_ops.apply_rms_prop(var, rms, mom, _cast(self._learning_rate_tensor, dtype),
                                       _cast(self._decay_tensor, dtype), _cast(self._momentum_tensor, dtype),
                                       _cast(self._epsilon_tensor, dtype), grad, use_locking=self._use_locking).op

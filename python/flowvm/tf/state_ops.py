@@ -1,10 +1,12 @@
 """Ops on reference variables (tf.assign, tf.assign_add, tf.assign_sub,
-tf.is_variable_initialized), and the small grouping helper the variable
-and training modules share."""
+tf.is_variable_initialized, tf.scatter_update / scatter_add / scatter_sub,
+tf.count_up_to), and the small grouping helper the variable and training
+modules share."""
 from flowvm.tf import gen_ops
 from flowvm.tf import ops
 
-__all__ = ["assign", "assign_add", "assign_sub", "is_variable_initialized", "scatter_update", "count_up_to"]
+__all__ = ["assign", "assign_add", "assign_sub", "is_variable_initialized", "scatter_update", "scatter_add",
+           "scatter_sub", "count_up_to"]
 
 
 def assign(ref, value, validate_shape=None, use_locking=None, name=None):
@@ -30,12 +32,28 @@ def is_variable_initialized(ref, name=None):
 
 
 def scatter_update(ref, indices, updates, use_locking=True, name=None):
-    raise NotImplementedError("tf.scatter_update: flowvm has no ScatterUpdate op on reference variables; "
-                              "use tf.tensor_scatter_update on the value and tf.assign the result")
+    """ref[indices, ...] = updates; returns ref after the update (a ref
+    tensor). `updates` has shape indices.shape + ref.shape[1:], or is a
+    scalar. An index outside [0, ref.shape[0]) fails the step with
+    InvalidArgumentError and leaves ref unchanged."""
+    return gen_ops.scatter_update(ref, indices, updates, use_locking=use_locking, name=name or "ScatterUpdate")
+
+
+def scatter_add(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices, ...] += updates (repeated indices all add)."""
+    return gen_ops.scatter_add(ref, indices, updates, use_locking=use_locking, name=name or "ScatterAdd")
+
+
+def scatter_sub(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices, ...] -= updates (repeated indices all subtract)."""
+    return gen_ops.scatter_sub(ref, indices, updates, use_locking=use_locking, name=name or "ScatterSub")
 
 
 def count_up_to(ref, limit, name=None):
-    raise NotImplementedError("tf.count_up_to: flowvm has no CountUpTo op")
+    """Increments the int32/int64 scalar variable `ref` and returns its value
+    before the increment; once it has reached `limit` the step fails with
+    OutOfRangeError ("Reached limit of <limit>")."""
+    return gen_ops.count_up_to(ref, limit=limit, name=name or "CountUpTo")
 
 
 def group(ops_list, name=None):

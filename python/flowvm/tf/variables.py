@@ -17,7 +17,7 @@ __all__ = ["Variable", "VariableV1", "global_variables", "all_variables", "local
            "initialize_all_variables", "local_variables_initializer", "initialize_local_variables",
            "variables_initializer", "initialize_variables", "is_variable_initialized",
            "report_uninitialized_variables", "assert_variables_initialized", "assign", "assign_add", "assign_sub",
-           "scatter_update", "count_up_to", "VariableSynchronization", "VariableAggregation"]
+           "scatter_update", "scatter_add", "scatter_sub", "count_up_to", "VariableSynchronization", "VariableAggregation"]
 
 
 class VariableSynchronization(object):
@@ -274,9 +274,22 @@ class Variable(object):
         return t if read_value else t.op
 
     def scatter_update(self, sparse_delta, use_locking=False, name=None):
-        return state_ops.scatter_update(self._variable, None, None)
+        """Rows sparse_delta.indices = sparse_delta.values (an IndexedSlices)."""
+        indices, values = _sparse_delta(sparse_delta)
+        return state_ops.scatter_update(self._variable, indices, values, use_locking=use_locking, name=name)
+
+    def scatter_add(self, sparse_delta, use_locking=False, name=None):
+        indices, values = _sparse_delta(sparse_delta)
+        return state_ops.scatter_add(self._variable, indices, values, use_locking=use_locking, name=name)
+
+    def scatter_sub(self, sparse_delta, use_locking=False, name=None):
+        indices, values = _sparse_delta(sparse_delta)
+        return state_ops.scatter_sub(self._variable, indices, values, use_locking=use_locking, name=name)
 
     def count_up_to(self, limit):
+        """Increments this int32/int64 scalar variable until it reaches
+        `limit`; returns the value before the increment (OutOfRangeError at
+        the limit)."""
         return state_ops.count_up_to(self._variable, limit)
 
     # -- checkpoint support
@@ -437,8 +450,18 @@ def assert_variables_initialized(var_list=None):
         return gen_ops.pack(ranks)
 
 
+def _sparse_delta(sparse_delta):
+    """(indices, values) of an IndexedSlices; anything else with both
+    attributes is taken too, since flowvm has no IndexedSlices class yet."""
+    if not (hasattr(sparse_delta, "indices") and hasattr(sparse_delta, "values")):
+        raise TypeError("sparse_delta is not IndexedSlices: %s" % (sparse_delta,))
+    return sparse_delta.indices, sparse_delta.values
+
+
 assign = state_ops.assign
 assign_add = state_ops.assign_add
 assign_sub = state_ops.assign_sub
 scatter_update = state_ops.scatter_update
+scatter_add = state_ops.scatter_add
+scatter_sub = state_ops.scatter_sub
 count_up_to = state_ops.count_up_to

@@ -1,6 +1,7 @@
 // Training kernels on reference-typed variables (VariableV2 or the legacy
 // Variable), as TensorFlow's training_ops.cc: ApplyGradientDescent,
-// ApplyMomentum, ApplyAdam, ApplyAdagrad, ApplyRMSProp. Each updates var and
+// ApplyMomentum, ApplyAdam, ApplyAdagrad, ApplyRMSProp, ApplyCenteredRMSProp.
+// Each updates var and
 // its slots in place and forwards the var ref as its output.
 //
 // Updates run under the variables' mutexes whatever use_locking says
@@ -409,13 +410,49 @@ class ApplyRMSPropOp : public OpKernel {
   }
 };
 
+// Centered RMSProp also tracks the mean gradient mg and divides by the
+// estimated variance, ms - mg^2, instead of the raw second moment.
+template <typename T>
+class ApplyCenteredRMSPropOp : public OpKernel {
+ public:
+  explicit ApplyCenteredRMSPropOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    bool use_locking = false;
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("use_locking", &use_locking));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    using C = ComputeType<T>;
+    LockedRefs refs(ctx, *this, {{0, "var"}, {1, "mg"}, {2, "ms"}, {3, "mom"}});
+    OP_REQUIRES_OK(ctx, refs.status());
+    C lr, rho, momentum, epsilon;
+    OP_REQUIRES_OK(ctx, ReadScalar<T>(ctx, 4, "lr", &lr));
+    OP_REQUIRES_OK(ctx, ReadScalar<T>(ctx, 5, "rho", &rho));
+    OP_REQUIRES_OK(ctx, ReadScalar<T>(ctx, 6, "momentum", &momentum));
+    OP_REQUIRES_OK(ctx, ReadScalar<T>(ctx, 7, "epsilon", &epsilon));
+    const Tensor& grad = ctx->input(8);
+    OP_REQUIRES_OK(ctx, refs.CheckGrad(grad));
+    const C one_minus_rho = C(1) - rho;
+    UpdateInBlocks<T, 4>(ctx, refs, grad, 2, [&](C* const* s, const C* gp, int64_t n) {
+      Vec<C> var(s[0], n), mg(s[1], n), ms(s[2], n), mom(s[3], n);
+      CVec<C> g(gp, n);
+      ms += (g.square() - ms) * one_minus_rho;
+      mg += (g - mg) * one_minus_rho;
+      mom = mom * momentum + g * lr / (ms - mg.square() + epsilon).sqrt();
+      var -= mom;
+    });
+    ctx->set_output_ref(0, ctx->input_ref_mutex(0), refs.tensor(0));
+  }
+};
+
 }  // namespace
 
 #define FLOWVM_REGISTER_APPLY(T)                                                                     \
   REGISTER_KERNEL_BUILDER(Name("ApplyMomentum").Device(DEVICE_CPU).TypeConstraint<T>("T"), ApplyMomentumOp<T>); \
   REGISTER_KERNEL_BUILDER(Name("ApplyAdam").Device(DEVICE_CPU).TypeConstraint<T>("T"), ApplyAdamOp<T>);         \
   REGISTER_KERNEL_BUILDER(Name("ApplyAdagrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), ApplyAdagradOp<T>);   \
-  REGISTER_KERNEL_BUILDER(Name("ApplyRMSProp").Device(DEVICE_CPU).TypeConstraint<T>("T"), ApplyRMSPropOp<T>);
+  REGISTER_KERNEL_BUILDER(Name("ApplyRMSProp").Device(DEVICE_CPU).TypeConstraint<T>("T"), ApplyRMSPropOp<T>);   \
+  REGISTER_KERNEL_BUILDER(Name("ApplyCenteredRMSProp").Device(DEVICE_CPU).TypeConstraint<T>("T"),              \
+                          ApplyCenteredRMSPropOp<T>);
 FLOWVM_REGISTER_APPLY(half)
 FLOWVM_REGISTER_APPLY(bfloat16)
 FLOWVM_REGISTER_APPLY(float)

@@ -1,9 +1,9 @@
 // The training kernels on variable refs. ApplyGradientDescent: values, every
 // registered type, in-place vs copy-on-write, errors. ApplyMomentum, ApplyAdam,
-// ApplyAdagrad, ApplyRMSProp: several steps against a reference loop in
-// double written from TensorFlow's documented formulas (not the kernels'
-// Eigen expressions), for every registered type, sharded and not; in place,
-// copy-on-write, errors.
+// ApplyAdagrad, ApplyRMSProp, ApplyCenteredRMSProp: several steps against a
+// reference loop in double written from TensorFlow's documented formulas
+// (not the kernels' Eigen expressions), for every registered type, sharded
+// and not; in place, copy-on-write, errors.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -148,7 +148,7 @@ TEST(ApplyGradientDescentOpTest, Errors) {
   EXPECT_EQ(s.code(), Code::kInvalidArgument) << s;
 }
 
-// ---- ApplyMomentum, ApplyAdam, ApplyAdagrad, ApplyRMSProp ------------------
+// ---- ApplyMomentum, ApplyAdam, ApplyAdagrad, ApplyRMSProp, ApplyCenteredRMSProp
 
 using Hyper = std::map<std::string, double>;
 
@@ -162,6 +162,8 @@ struct OpSpec {
   int num_refs;
   std::function<Hyper(int t)> hyper;
   std::function<void(double* const* s, double g, const Hyper& h)> step;
+  // Initial value of element i of ref k, when InitValue's do not suit.
+  std::function<double(int k, int64_t i)> init = nullptr;
 };
 
 OpSpec MomentumSpec(bool nesterov) {
@@ -219,6 +221,26 @@ OpSpec RMSPropSpec() {
             ms = ms * rho + g * g * (1 - rho);
             mom = mom * h.at("momentum") + h.at("lr") * g / std::sqrt(ms + h.at("epsilon"));
             var -= mom;
+          }};
+}
+
+// mg starts small against ms, so that ms - mg^2 stays positive as in real
+// use (TensorFlow starts mg at 0 and ms at 1).
+OpSpec CenteredRMSPropSpec() {
+  return {"ApplyCenteredRMSProp", {"var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"}, 4,
+          [](int) { return Hyper{{"lr", 0.01}, {"rho", 0.9}, {"momentum", 0.5}, {"epsilon", 1e-4}}; },
+          [](double* const* s, double g, const Hyper& h) {
+            double &var = *s[0], &mg = *s[1], &ms = *s[2], &mom = *s[3];
+            const double rho = h.at("rho");
+            ms = ms * rho + g * g * (1 - rho);
+            mg = mg * rho + g * (1 - rho);
+            mom = mom * h.at("momentum") + h.at("lr") * g / std::sqrt(ms - mg * mg + h.at("epsilon"));
+            var -= mom;
+          },
+          [](int k, int64_t i) {
+            if (k == 0) return std::sin(0.37 * i + 1);
+            if (k == 1) return 0.1 * std::sin(0.61 * i);
+            return 0.3 + 0.2 * std::sin(0.53 * i + k);
           }};
 }
 
@@ -304,7 +326,7 @@ void CheckSteps(const OpSpec& spec, const std::vector<std::pair<std::string, boo
   const TensorShape shape({n});
   std::vector<std::vector<double>> ref(spec.num_refs, std::vector<double>(n));
   for (int k = 0; k < spec.num_refs; ++k) {
-    for (int64_t i = 0; i < n; ++i) ref[k][i] = Round<T>(InitValue(k, i));
+    for (int64_t i = 0; i < n; ++i) ref[k][i] = Round<T>(spec.init ? spec.init(k, i) : InitValue(k, i));
     a.vars[k]->tensor = MakeTensor<T>(ref[k], shape);
   }
   for (int step = 0; step < steps; ++step) {
@@ -334,6 +356,7 @@ void CheckAllOps(int64_t n, int steps, double tol, int threads = 1) {
   for (bool update_slots : {true, false})
     CheckSteps<T>(AdagradSpec(update_slots), {{"update_slots", update_slots}}, n, steps, tol, threads);
   CheckSteps<T>(RMSPropSpec(), {}, n, steps, tol, threads);
+  CheckSteps<T>(CenteredRMSPropSpec(), {}, n, steps, tol, threads);
 }
 
 TEST(ApplyOptimizerOpTest, FloatAndDoubleOverSeveralSteps) {
@@ -368,7 +391,8 @@ TEST(ApplyOptimizerOpTest, UseLockingAndLegacyScalars) {
 }
 
 TEST(ApplyOptimizerOpTest, UpdatesInPlaceAndForwardsTheRef) {
-  for (const OpSpec& spec : {MomentumSpec(false), AdamSpec(false), AdagradSpec(true), RMSPropSpec()}) {
+  for (const OpSpec& spec : {MomentumSpec(false), AdamSpec(false), AdagradSpec(true), RMSPropSpec(),
+                             CenteredRMSPropSpec()}) {
     SCOPED_TRACE(spec.op);
     ApplyNode a(spec, DT_FLOAT);
     std::vector<const void*> bufs;
@@ -408,7 +432,8 @@ TEST(ApplyOptimizerOpTest, SameVariableAsVarAndSlot) {
 }
 
 TEST(ApplyOptimizerOpTest, EmptyAndScalarVariables) {
-  for (const OpSpec& spec : {MomentumSpec(true), AdamSpec(true), AdagradSpec(true), RMSPropSpec()}) {
+  for (const OpSpec& spec : {MomentumSpec(true), AdamSpec(true), AdagradSpec(true), RMSPropSpec(),
+                             CenteredRMSPropSpec()}) {
     SCOPED_TRACE(spec.op);
     ApplyNode e(spec, DT_FLOAT);
     for (auto& v : e.vars) v->tensor = Tensor::FromVector<float>(std::vector<float>{}, TensorShape({2, 0}));
@@ -428,7 +453,8 @@ void ExpectError(const Status& s, Code code, const std::string& what) {
 }
 
 TEST(ApplyOptimizerOpTest, Errors) {
-  for (const OpSpec& spec : {MomentumSpec(false), AdamSpec(false), AdagradSpec(true), RMSPropSpec()}) {
+  for (const OpSpec& spec : {MomentumSpec(false), AdamSpec(false), AdagradSpec(true), RMSPropSpec(),
+                             CenteredRMSPropSpec()}) {
     SCOPED_TRACE(spec.op);
     const std::string slot = spec.inputs[1];
     ApplyNode a(spec, DT_FLOAT);

@@ -28,3 +28,5 @@ from flowvm.tf.basic_session_run_hooks import (StopAtStepHook, NanTensorHook, Na
 from flowvm.tf.coordinator import Coordinator, LooperThread  # noqa: F401
 from flowvm.tf.queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # noqa: F401
 from flowvm.tf.input import batch, shuffle_batch  # noqa: F401
+from flowvm.tf.input_producer import (limit_epochs, input_producer, string_input_producer,  # noqa: F401
+                                         range_input_producer, slice_input_producer)
