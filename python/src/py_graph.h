@@ -97,10 +97,12 @@ class PyGraph {
     return node->id();
   }
 
-  // Adds d(sum ys*grad_ys)/d(xs) under "<prefix>/gradients"; one entry per
-  // x: (id, index), or None where the x has no gradient.
+  // Adds d(sum ys*grad_ys)/d(xs) in the name scope `prefix` (the caller's
+  // "gradients" scope, already unique); one entry per x: (id, index), or
+  // None where no differentiable path leads to a y (zeros instead when
+  // zeros_for_unconnected). All or nothing: on an error no node stays.
   py::list Gradients(const py::list& ys, const py::list& xs, const py::list& grad_ys, const std::string& prefix,
-                     const std::string& device, const std::vector<int>& control_inputs) {
+                     const std::string& device, const std::vector<int>& control_inputs, bool zeros_for_unconnected) {
     std::vector<NodeOut> y, x, gy, out;
     for (const py::handle& t : ys) y.push_back(ToNodeOut(t));
     for (const py::handle& t : xs) x.push_back(ToNodeOut(t));
@@ -109,10 +111,17 @@ class PyGraph {
     for (int id : control_inputs) deps.push_back(NodeAt(id));
     const int first_new = graph_->num_node_ids();
     GraphScope s = root_.WithExactNamePrefix(prefix).WithDevice(device).WithNoControlDependencies().WithControlDependencies(deps);
-    Status st = AddSymbolicGradients(s, y, x, gy, &out);
+    SymbolicGradientOptions options;
+    options.zeros_for_unconnected = zeros_for_unconnected;
+    options.name_scope.clear();
+    Status st = AddSymbolicGradients(s, y, x, gy, &out, options);
     root_.ClearStatus();
     if (st.ok()) st = InferFrom(first_new);
-    ThrowIfError(st);
+    if (!st.ok()) {
+      for (int id = graph_->num_node_ids() - 1; id >= first_new; --id)
+        if (Node* n = graph_->FindNodeId(id)) graph_->RemoveNode(n);
+      RaiseStatus(st);
+    }
     py::list result;
     for (const NodeOut& g : out) {
       if (g.valid()) result.append(py::make_tuple(g.node->id(), g.index));

@@ -21,10 +21,10 @@ namespace {
 class SymbolicGradientBuilder {
  public:
   SymbolicGradientBuilder(const GraphScope& scope, const std::vector<NodeOut>& ys, const std::vector<NodeOut>& xs,
-                          const std::vector<NodeOut>& grad_ys)
-      : scope_(scope.NewSubScope("gradients")), ys_(ys), xs_(xs), grad_ys_(grad_ys) {}
+                          const std::vector<NodeOut>& grad_ys, const std::string& name_scope)
+      : scope_(name_scope.empty() ? scope : scope.NewSubScope(name_scope)), ys_(ys), xs_(xs), grad_ys_(grad_ys) {}
 
-  Status Run(std::vector<NodeOut>* grad_xs);
+  Status Run(std::vector<NodeOut>* grad_xs, bool zeros_for_unconnected);
 
  private:
   Status Validate() const;
@@ -217,7 +217,7 @@ Status SymbolicGradientBuilder::BackpropLoop(int frame) {
   return scope_.status();
 }
 
-Status SymbolicGradientBuilder::Run(std::vector<NodeOut>* grad_xs) {
+Status SymbolicGradientBuilder::Run(std::vector<NodeOut>* grad_xs, bool zeros_for_unconnected) {
   FLOWVM_RETURN_IF_ERROR(scope_.status());
   FLOWVM_RETURN_IF_ERROR(Validate());
   if (HasControlFlow(*scope_.graph())) {
@@ -259,7 +259,8 @@ Status SymbolicGradientBuilder::Run(std::vector<NodeOut>* grad_xs) {
   for (const NodeOut& x : xs_) {
     auto it = x_grads_.find(Key(x));
     NodeOut g = it == x_grads_.end() ? NodeOut() : it->second;
-    if (!g.valid()) g = scope_.NewSubScope(x.node->name() + "_grad").Op("ZerosLike", {x});
+    if (!g.valid() && zeros_for_unconnected)
+      g = scope_.NewSubScope(x.node->name() + "_grad").Op("ZerosLike", {x});
     grad_xs->push_back(g);
   }
   return scope_.status();
@@ -268,9 +269,10 @@ Status SymbolicGradientBuilder::Run(std::vector<NodeOut>* grad_xs) {
 }  // namespace
 
 Status AddSymbolicGradients(const GraphScope& scope, const std::vector<NodeOut>& ys, const std::vector<NodeOut>& xs,
-                            const std::vector<NodeOut>& grad_ys, std::vector<NodeOut>* grad_xs) {
-  SymbolicGradientBuilder builder(scope, ys, xs, grad_ys);
-  return builder.Run(grad_xs);
+                            const std::vector<NodeOut>& grad_ys, std::vector<NodeOut>* grad_xs,
+                            const SymbolicGradientOptions& options) {
+  SymbolicGradientBuilder builder(scope, ys, xs, grad_ys, options.name_scope);
+  return builder.Run(grad_xs, options.zeros_for_unconnected);
 }
 
 }  // namespace flowvm

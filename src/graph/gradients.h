@@ -11,7 +11,8 @@
 // - ops registered with REGISTER_NO_GRADIENT (StopGradient, Shape, ...) cut
 //   the path; an op on a path with no gradient function is a NotFound error
 //   naming the node;
-// - an x with no path to any y gets zeros (ZerosLike);
+// - an x with no path to any y gets zeros (ZerosLike), or nothing (see
+//   UnconnectedGradients);
 // - an op on the path with complex inputs or outputs is Unimplemented (the
 //   gradient functions are TensorFlow's real-valued formulas);
 // - conditionals go through Switch's and Merge's gradient functions; a
@@ -33,8 +34,20 @@
 
 namespace flowvm {
 
+struct SymbolicGradientOptions {
+  // What an x gets when no path of differentiable ops leads from it to a y
+  // (unconnected, or cut by StopGradient, integer tensors or ops without
+  // gradients): zeros (ZerosLike(x)), or nothing (an invalid NodeOut, which
+  // TensorFlow's Python tf.gradients returns as None).
+  bool zeros_for_unconnected = true;
+  // The name scope opened below `scope` (made unique) for the new nodes;
+  // empty: `scope` itself, for a caller that opened its own.
+  std::string name_scope = "gradients";
+};
+
 Status AddSymbolicGradients(const GraphScope& scope, const std::vector<NodeOut>& ys, const std::vector<NodeOut>& xs,
-                            const std::vector<NodeOut>& grad_ys, std::vector<NodeOut>* grad_xs);
+                            const std::vector<NodeOut>& grad_ys, std::vector<NodeOut>* grad_xs,
+                            const SymbolicGradientOptions& options = {});
 
 // Whether tensors of this type carry gradients (floating and complex types).
 bool IsDifferentiableType(DataType dtype);

@@ -8,6 +8,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
               unconnected_gradients="none"):
     """d(sum(ys))/d(x) for each x in xs; None where an x does not affect
     the ys (or zeros, with unconnected_gradients='zero')."""
+    if unconnected_gradients not in ("none", "zero"):
+        raise ValueError("Unknown value for unconnected_gradients: %r" % (unconnected_gradients,))
     if stop_gradients:
         raise NotImplementedError("gradients: stop_gradients is not supported; wrap the tensors in "
                                   "tf.stop_gradient instead")
@@ -36,61 +38,22 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             from flowvm.tf import array_ops
             with g.as_default():
                 gys = [array_ops.ones_like(y) if gy is None else gy for y, gy in zip(ys, gys)]
-    first = g._c.num_node_ids()
     device = ""
     for spec in g._device_stack:
         if isinstance(spec, str):
             from flowvm.tf.device_spec import merge_device
             device = merge_device(device, spec)
     control = [op._id for op in g._current_control_dependencies([])]
-    prefix = g.get_name_scope()
-    if name and name != "gradients":
-        with g.name_scope(name) as scope:
-            prefix = scope[:-1]
-    refs = g._c.gradients([y._ref() for y in ys], [x._ref() for x in xs], [gy._ref() for gy in gys],
-                          prefix, device, control)
+    with g.name_scope(name or "gradients") as scope:
+        first = g._c.num_node_ids()
+        refs = g._c.gradients([y._ref() for y in ys], [x._ref() for x in xs], [gy._ref() for gy in gys],
+                              scope[:-1], device, control, unconnected_gradients == "zero")
     new_ops = g._adopt_new_nodes(first)
     # Device functions (replica_device_setter) place gradient nodes too.
     if any(callable(s) for s in g._device_stack):
         for op in new_ops:
             g._apply_device_functions(op)
-    y_ids = {y.op._id for y in ys}
-    out = []
-    for ref, x in zip(refs, xs):
-        if ref is not None and not _reaches(g, x, y_ids):
-            ref = None  # the C++ rules give it zeros; TensorFlow gives None
-        if ref is None:
-            if unconnected_gradients == "zero":
-                from flowvm.tf import array_ops
-                with g.as_default():
-                    out.append(array_ops.zeros_like(x))
-            else:
-                out.append(None)
-        else:
-            out.append(g._op_for_id(ref[0]).outputs[ref[1]])
-    return out
-
-
-def _reaches(g, x, y_ids):
-    """Whether a data path leads from tensor x to one of the y nodes."""
-    c = g._c
-    start = x.op._id
-    if start in y_ids:
-        return True
-    seen = set()
-    frontier = [dst for dst, _ in c.consumers(start, x.value_index)]
-    while frontier:
-        n = frontier.pop()
-        if n in seen:
-            continue
-        if c.type(n) == "StopGradient":
-            continue  # TensorFlow gives None past a stop_gradient
-        if n in y_ids:
-            return True
-        seen.add(n)
-        for i in range(c.num_outputs(n)):
-            frontier.extend(dst for dst, _ in c.consumers(n, i))
-    return False
+    return [None if ref is None else g._op_for_id(ref[0]).outputs[ref[1]] for ref in refs]
 
 
 def hessians(ys, xs, name="hessians", **kwargs):
