@@ -57,3 +57,10 @@ __version__ = "1.15.0"
 VERSION = __version__
 GRAPH_DEF_VERSION = 27
 COMPILER_VERSION = "flowvm"
+
+# Tensor ops (math, arrays, random numbers); importing them installs the
+# Tensor operators and the conversion of lists holding tensors.
+from flowvm.tf.math_ops import *  # noqa: F401,F403,E402
+from flowvm.tf.array_ops import *  # noqa: F401,F403,E402
+from flowvm.tf.random_ops import *  # noqa: F401,F403,E402
+from flowvm.compat.v1 import math, random, linalg  # noqa: F401,E402
