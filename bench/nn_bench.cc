@@ -14,6 +14,8 @@
 //       element-wise ops [1000,1000]; Softmax/LogSoftmax and the
 //       cross-entropy ops [1000,1000] (batch x classes); BiasAdd and
 //       BiasAddGrad [1000,1000] NHWC.
+//   BM_FusedBatchNorm/T    FusedBatchNormV3 (training) + FusedBatchNormGradV3
+//       on [16,56,56,64] NHWC with T threads.
 // bench/nn_torch.py times the PyTorch peers on the same shapes (one thread).
 #include <benchmark/benchmark.h>
 
@@ -251,6 +253,54 @@ NN_OP(SparseSoftmaxCrossEntropyWithLogits);
 NN_OP(BiasAdd);
 NN_OP(BiasAddGrad);
 NN_OP(L2Loss);
+
+// FusedBatchNormV3 training forward plus FusedBatchNormGradV3 on a
+// convnet-sized activation, [16, 56, 56, 64] NHWC (a ResNet stage-1 layer);
+// dy is a second Const. ns_per_elem counts the x elements once.
+void BM_FusedBatchNorm(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  const int64_t n = 16, h = 56, w = 56, c = 64, elems = n * h * w * c;
+  flowvm::GraphDef g;
+  auto xs = Input(elems);
+  const flowvm::TensorShape shape({n, h, w, c});
+  AddConst(&g, "x", flowvm::Tensor::FromVector<float>(xs, shape));
+  std::vector<float> dys(xs.rbegin(), xs.rend());
+  AddConst(&g, "dy", flowvm::Tensor::FromVector<float>(dys, shape));
+  AddConst(&g, "scale", flowvm::Tensor::FromVector<float>(std::vector<float>(c, 1.5f)));
+  AddConst(&g, "offset", flowvm::Tensor::FromVector<float>(std::vector<float>(c, 0.25f)));
+  AddConst(&g, "empty", flowvm::Tensor::FromVector<float>(std::vector<float>{}));
+  auto attrs = [](flowvm::NodeDef* node) {
+    (*node->mutable_attr())["T"].set_type(flowvm::DT_FLOAT);
+    (*node->mutable_attr())["U"].set_type(flowvm::DT_FLOAT);
+    (*node->mutable_attr())["epsilon"].set_f(0.001f);
+  };
+  attrs(Node(&g, "bn", "FusedBatchNormV3", {"x", "scale", "offset", "empty", "empty"}));
+  attrs(Node(&g, "bn_grad", "FusedBatchNormGradV3", {"dy", "x", "scale", "bn:3", "bn:4", "bn:5"}));
+  flowvm::SessionOptions opts;
+  opts.num_threads = threads;
+  opts.optimizer.constant_folding = false;  // every step computes both ops
+  auto s = flowvm::Session::Create(opts, g);
+  if (!s.ok()) {
+    state.SkipWithError(s.status().ToString().c_str());
+    return;
+  }
+  std::unique_ptr<flowvm::Session> session = std::move(s).value();
+  std::vector<flowvm::Tensor> out;
+  const std::vector<std::string> fetches = {"bn:0", "bn_grad:0", "bn_grad:1", "bn_grad:2"};
+  auto st = session->Run({}, fetches, {}, &out);
+  if (!st.ok()) {
+    state.SkipWithError(st.ToString().c_str());
+    return;
+  }
+  for (auto _ : state) {
+    out.clear();
+    st = session->Run({}, fetches, {}, &out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["ns_per_elem"] = benchmark::Counter(double(elems) * state.iterations(),
+                                                     benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_FusedBatchNorm)->Arg(1)->Arg(4)->MeasureProcessCPUTime()->UseRealTime();
 
 }  // namespace
 

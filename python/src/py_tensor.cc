@@ -72,8 +72,19 @@ Status ToBytes(const py::handle& item, std::string* out) {
 }  // namespace
 
 StatusOr<py::dtype> NumpyDtype(DataType dtype) {
-  for (const auto& e : kTypes)
-    if (e.dtype == BaseType(dtype)) return py::dtype(std::string(e.name));
+  // Made once per type: building a dtype from its name costs microseconds,
+  // a large part of fetching a small tensor. Never released (they must
+  // outlive every call, and the interpreter tears numpy down itself).
+  static PyObject* cache[64] = {};
+  const int base = static_cast<int>(BaseType(dtype));
+  if (base > 0 && base < 64 && cache[base] != nullptr) return py::reinterpret_borrow<py::dtype>(cache[base]);
+  for (const auto& e : kTypes) {
+    if (e.dtype == BaseType(dtype)) {
+      py::dtype d(std::string(e.name));
+      if (base > 0 && base < 64) cache[base] = d.inc_ref().ptr();
+      return d;
+    }
+  }
   return errors::Unimplemented("NumPy has no type for ", DataTypeName(dtype), " tensors");
 }
 
@@ -175,7 +186,9 @@ StatusOr<py::object> TensorToNumpy(const Tensor& tensor) {
     return py::object(std::move(out));
   }
   py::array out;
-  if (tensor.BufferRefCountIsOne() && tensor.NumElements() > 0) {
+  // Small tensors are copied: cheaper than keeping a Tensor alive for them.
+  constexpr size_t kShareAtLeast = 1024;
+  if (tensor.BufferRefCountIsOne() && tensor.TotalBytes() >= kShareAtLeast) {
     // Share: the capsule keeps a Tensor (one buffer reference) alive as long
     // as the array (or a view of it) lives.
     auto* keep = new Tensor(tensor);

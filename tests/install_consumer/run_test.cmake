@@ -124,4 +124,21 @@ if(cli_out MATCHES "error while loading shared libraries")
     "before the targets are defined.\n---- output ----\n${cli_out}")
 endif()
 
+# ---- 5. the installed Python package imports and runs a step, unhelped -----------
+read_cache(FLOWVM_BUILD_PYTHON build_python)
+read_cache(FLOWVM_PYTHON_INSTALL_DIR py_dir)
+read_cache(Python_EXECUTABLE python)
+if(NOT build_python STREQUAL "OFF" AND py_dir AND python)
+  if(NOT EXISTS "${prefix}/${py_dir}/flowvm/compat/v1/__init__.py")
+    message(FATAL_ERROR "install_consumer: the Python package is not in ${prefix}/${py_dir}\n"
+                        "---- install output ----\n${install_out}")
+  endif()
+  run_step("running the installed Python package" py_out
+    "${CMAKE_COMMAND}" -E env --unset=LD_LIBRARY_PATH "PYTHONPATH=${prefix}/${py_dir}"
+    "${python}" -c "import flowvm.compat.v1 as tf; import flowvm; assert flowvm.__file__.startswith('${prefix}'), flowvm.__file__; print('python', tf.Session().run(tf.constant(2.0) * 3.0 if hasattr(tf.Tensor, '__mul__') else tf.constant(6.0)))")
+  if(NOT py_out MATCHES "python 6.0")
+    message(FATAL_ERROR "install_consumer: the installed Python package printed\n${py_out}")
+  endif()
+endif()
+
 message(STATUS "install_consumer: OK\n${run_out}")
