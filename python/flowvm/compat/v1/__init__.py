@@ -64,3 +64,16 @@ from flowvm.tf.math_ops import *  # noqa: F401,F403,E402
 from flowvm.tf.array_ops import *  # noqa: F401,F403,E402
 from flowvm.tf.random_ops import *  # noqa: F401,F403,E402
 from flowvm.compat.v1 import math, random, linalg  # noqa: F401,E402
+
+# Variables, initializers, variable scopes (py-train).
+from flowvm.tf.variables import *  # noqa: F401,F403,E402
+from flowvm.tf.variables import Variable, VariableV1  # noqa: F401,E402
+from flowvm.tf.init_ops import (zeros_initializer, ones_initializer, constant_initializer,  # noqa: F401,E402
+                                random_uniform_initializer, random_normal_initializer,
+                                truncated_normal_initializer, uniform_unit_scaling_initializer,
+                                variance_scaling_initializer, orthogonal_initializer, glorot_uniform_initializer,
+                                glorot_normal_initializer)
+from flowvm.tf.variable_scope import (VariableScope, variable_scope, variable_op_scope,  # noqa: F401,E402
+                                      get_variable_scope, get_variable, get_local_variable, no_regularizer,
+                                      AUTO_REUSE, enable_resource_variables, resource_variables_enabled)
+from flowvm.compat.v1 import initializers  # noqa: F401,E402
