@@ -7,3 +7,5 @@ from flowvm.tf.math_ops import (  # noqa: F401
     reciprocal, reduce_all, reduce_any, reduce_euclidean_norm, reduce_logsumexp, reduce_max, reduce_mean,
     reduce_min, reduce_prod, reduce_sum, rint, round, rsqrt, scalar_mul, sigmoid, sign, sin, sqrt, square,
     squared_difference, subtract, tan, tanh, truediv, truncatediv, truncatemod, unsorted_segment_sum)
+from flowvm.tf.nn_ops import in_top_k, softplus, softsign, top_k  # noqa: F401,E402
+from flowvm.tf.nn_ops import log_softmax, softmax  # noqa: F401,E402
