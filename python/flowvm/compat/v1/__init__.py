@@ -77,3 +77,6 @@ from flowvm.tf.variable_scope import (VariableScope, variable_scope, variable_op
                                       get_variable_scope, get_variable, get_local_variable, no_regularizer,
                                       AUTO_REUSE, enable_resource_variables, resource_variables_enabled)
 from flowvm.compat.v1 import initializers  # noqa: F401,E402
+
+# Layers, losses and metrics (need variables, so they come after them).
+from flowvm.compat.v1 import layers, losses, metrics  # noqa: F401,E402
