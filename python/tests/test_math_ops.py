@@ -33,6 +33,15 @@ def test_operators_with_constants_broadcast_and_names():
     assert (a * 2).shape.as_list() == [2, 3] and (a + row).shape.as_list() == [2, 3]
 
 
+def test_shape_mismatch_raises_value_error_naming_the_node():
+    with pytest.raises(ValueError) as e:
+        tf.constant([1.0, 2.0]) + tf.constant([1.0, 2.0, 3.0])
+    assert "'add'" in str(e.value) and isinstance(e.value, tf.errors.InvalidArgumentError)
+    with pytest.raises(ValueError) as e:
+        tf.maximum(tf.ones([2, 3]), tf.ones([4]), name="mx")
+    assert "'mx'" in str(e.value)
+
+
 def test_operator_dtype_rules():
     i = tf.constant([7, -7, 6], tf.int32)
     with pytest.raises(TypeError):

@@ -63,7 +63,7 @@ COMPILER_VERSION = "flowvm"
 from flowvm.tf.math_ops import *  # noqa: F401,F403,E402
 from flowvm.tf.array_ops import *  # noqa: F401,F403,E402
 from flowvm.tf.random_ops import *  # noqa: F401,F403,E402
-from flowvm.compat.v1 import math, random, linalg, nn  # noqa: F401,E402
+from flowvm.compat.v1 import math, random, linalg, nn, image  # noqa: F401,E402
 
 # Variables, initializers, variable scopes (py-train).
 from flowvm.tf.variables import *  # noqa: F401,F403,E402
