@@ -177,8 +177,8 @@ def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True
     if filter is None or strides is None or padding is None:
         raise ValueError("conv2d needs filter, strides and padding")
     cidx = 1 if data_format.startswith("NC") else 3
-    return gen_ops.conv2d(input, filter, strides=_sequence(strides, 2, cidx, "strides"), padding=_check_padding(padding),
-                          use_cudnn_on_gpu=use_cudnn_on_gpu, data_format=data_format,
+    return gen_ops.conv2d(input, filter, strides=_sequence(strides, 2, cidx, "strides"),
+                          padding=_check_padding(padding), use_cudnn_on_gpu=use_cudnn_on_gpu, data_format=data_format,
                           dilations=_sequence(dilations, 2, cidx, "dilations"), name=name)
 
 
