@@ -135,7 +135,7 @@ def test_conv3d_and_3d_pooling():
     for i in range(3):
         for j in range(3):
             for k in range(3):
-                ref[0, i, j, k] = np.tensordot(x[0, i:i + 2, j:j + 2, k:k + 2], w, 4 - 1)
+                ref[0, i, j, k] = np.tensordot(x[0, i:i + 2, j:j + 2, k:k + 2], w, 4)
     np.testing.assert_allclose(oc, ref, rtol=1e-4, atol=1e-4)
     blocks = x.reshape(1, 2, 2, 2, 2, 2, 2, 2)
     np.testing.assert_allclose(om, blocks.max((2, 4, 6)), rtol=1e-6)
