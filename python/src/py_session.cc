@@ -94,6 +94,7 @@ class PySession {
   }
 
   // Extends the session with the nodes of `graph` it has not seen.
+  // Requires the GIL, which serializes it with other threads' runs.
   void Sync(PyGraph& graph) {
     if (&graph != graph_) {
       if (graph_ != nullptr)
@@ -105,14 +106,9 @@ class PySession {
     std::string bytes = graph.ToGraphDefString(synced_);
     GraphDef def;
     def.ParseFromString(bytes);
-    if (def.node_size() > 0) {
-      Status st;
-      {
-        py::gil_scoped_release nogil;
-        st = session_->Extend(def);
-      }
-      ThrowIfError(st);
-    }
+    // The GIL stays held: another Python thread's Run must not extend the
+    // session with the same nodes meanwhile.
+    if (def.node_size() > 0) ThrowIfError(session_->Extend(def));
     synced_ = n;
   }
 

@@ -24,7 +24,9 @@ def snake(name):
 
 
 def safe(name):
-    if keyword.iskeyword(name) or name in ("name", "input", "type", "min", "max", "filter", "range", "sum", "all", "any", "format", "list", "len", "id", "hash"):
+    # TensorFlow's generated functions keep argument names that shadow
+    # builtins (input, filter); only keywords and `name` are renamed.
+    if keyword.iskeyword(name) or name == "name":
         return name + "_"
     return name
 
@@ -49,17 +51,18 @@ def default_repr(attr):
         return repr([d.size if d.size >= 0 else None for d in v.shape.dim])
     if which == "list":
         lst = v.list
+        # Tuples: a default must not be a mutable list shared by calls.
         if lst.s:
-            return repr([x.decode("utf-8", "replace") for x in lst.s])
+            return repr(tuple(x.decode("utf-8", "replace") for x in lst.s))
         if lst.i:
-            return repr(list(lst.i))
+            return repr(tuple(lst.i))
         if lst.f:
-            return repr(list(lst.f))
+            return repr(tuple(lst.f))
         if lst.b:
-            return repr(list(lst.b))
+            return repr(tuple(lst.b))
         if lst.type:
-            return "[%s]" % ", ".join("_dtypes.as_dtype(%d)" % t for t in lst.type)
-        return "[]"
+            return "(%s,)" % ", ".join("_dtypes.as_dtype(%d)" % t for t in lst.type)
+        return "()"
     return "None"
 
 

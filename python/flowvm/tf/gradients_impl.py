@@ -83,6 +83,8 @@ def _reaches(g, x, y_ids):
         n = frontier.pop()
         if n in seen:
             continue
+        if c.type(n) == "StopGradient":
+            continue  # TensorFlow gives None past a stop_gradient
         if n in y_ids:
             return True
         seen.add(n)

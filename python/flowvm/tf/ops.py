@@ -526,7 +526,14 @@ class Graph(object):
                     refs.append(arg._ref())
             ctx = self._control_flow_context
             if ctx is not None:
+                # May route outside tensors in (rewriting refs and
+                # flat_input_ops in place); see control_flow_ops.
                 ctx._flowvm_adjust_inputs(self, inputs, refs, flat_input_ops)
+            else:
+                for input_op in flat_input_ops:
+                    if input_op._control_flow_context is not None:
+                        from flowvm.tf.control_flow_ops import check_input_from_loop
+                        check_input_from_loop(self, name, input_op)
             control_ids = [op._id for op in self._current_control_dependencies(flat_input_ops)]
             if ctx is not None:
                 control_ids = ctx._flowvm_adjust_control_inputs(self, control_ids, flat_input_ops)

@@ -77,6 +77,14 @@ from flowvm.tf.variable_scope import (VariableScope, variable_scope, variable_op
                                       get_variable_scope, get_variable, get_local_variable, no_regularizer,
                                       AUTO_REUSE, enable_resource_variables, resource_variables_enabled)
 from flowvm.compat.v1 import initializers  # noqa: F401,E402
+from flowvm.compat.v1 import train  # noqa: F401,E402
+from flowvm.compat.v1 import summary  # noqa: F401,E402
+# Control flow, clusters, monitored sessions, tf.app/flags/logging/gfile (py-dist).
+from flowvm.compat.v1 import app, flags, logging, gfile  # noqa: F401,E402
+from flowvm import compat  # noqa: F401,E402 - tf.compat.v1 is this namespace
+from flowvm.tf.control_flow_ops import (cond, case, while_loop, group, tuple, no_op, with_dependencies,  # noqa: F401,E402,A004
+                                        Assert, Print)
+from flowvm.tf.control_flow_ops import print_v2 as print  # noqa: F401,E402,A004
 
 # Layers, losses and metrics (need variables, so they come after them).
 from flowvm.compat.v1 import layers, losses, metrics  # noqa: F401,E402

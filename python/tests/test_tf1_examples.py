@@ -1,0 +1,128 @@
+"""The TF 1.x example programs of examples/tf1 run (each only its import
+changed from a TensorFlow program) and reach the accuracy such a model
+reaches on Fashion-MNIST, with fewer steps than their defaults so that CI
+stays short. One runs unmodified, `import tensorflow as tf` included,
+under `python3 -m flowvm.tf1`."""
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.environ.get("FLOWVM_SOURCE_DIR", os.path.join(HERE, "..", ".."))
+EXAMPLES = os.path.join(SOURCE, "examples", "tf1")
+PYTHONPATH = os.environ.get("PYTHONPATH", "")
+
+
+def run(args, timeout=900, cwd=None):
+    env = dict(os.environ, PYTHONPATH=PYTHONPATH)
+    p = subprocess.run([sys.executable] + args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+                       timeout=timeout, cwd=cwd)
+    out = p.stdout.decode("utf-8", "replace")
+    return p.returncode, out
+
+
+def example(name):
+    return os.path.join(EXAMPLES, name)
+
+
+def last_float(pattern, out):
+    m = re.findall(pattern, out)
+    assert m, out[-3000:]
+    return float(m[-1])
+
+
+def test_mnist_softmax_tutorial():
+    rc, out = run([example("mnist_softmax.py"), "--min_accuracy", "0.80"])
+    assert rc == 0, out[-3000:]
+    assert last_float(r"test accuracy ([0-9.]+)", out) >= 0.80
+
+
+def test_mnist_deep_convnet_tutorial():
+    rc, out = run([example("mnist_deep.py"), "--steps", "400", "--test_examples", "2000", "--min_accuracy", "0.70"])
+    assert rc == 0, out[-3000:]
+    assert "step 300, training accuracy" in out
+
+
+def test_fully_connected_feed_tutorial(tmp_path):
+    log_dir = str(tmp_path / "logs")
+    rc, out = run([example("fully_connected_feed.py"), "--max_steps", "1500", "--log_dir", log_dir,
+                   "--min_accuracy", "0.70"])
+    assert rc == 0, out[-3000:]
+    files = os.listdir(log_dir)
+    assert "checkpoint" in files, files
+    assert any(f.startswith("events.out.tfevents.") for f in files), files
+    assert any(f.startswith("model.ckpt-1499") for f in files), files
+
+
+def test_linear_regression():
+    rc, out = run([example("linear_regression.py"), "--epochs", "30"])
+    assert rc == 0, out[-3000:]
+
+
+def test_logistic_regression():
+    rc, out = run([example("logistic_regression.py"), "--epochs", "2", "--min_accuracy", "0.75"])
+    assert rc == 0, out[-3000:]
+
+
+def test_multilayer_perceptron():
+    rc, out = run([example("multilayer_perceptron.py"), "--epochs", "2", "--min_accuracy", "0.82"])
+    assert rc == 0, out[-3000:]
+
+
+def test_convolutional_network():
+    rc, out = run([example("convolutional_network.py"), "--steps", "200", "--min_accuracy", "0.70"])
+    assert rc == 0, out[-3000:]
+
+
+def test_autoencoder():
+    rc, out = run([example("autoencoder.py"), "--steps", "800", "--max_loss", "0.08"])
+    assert rc == 0, out[-3000:]
+
+
+def test_unmodified_tutorial_runs_under_the_tf1_runner(tmp_path):
+    """The beginners' tutorial with TensorFlow's own import lines."""
+    src = open(example("mnist_softmax.py")).read()
+    src = src.replace("import flowvm.compat.v1 as tf", "import tensorflow as tf")
+    src = src.replace("from flowvm.compat.v1.examples.tutorials.mnist import input_data",
+                      "from tensorflow.examples.tutorials.mnist import input_data")
+    assert "import flowvm" not in src and "from flowvm" not in src
+    script = tmp_path / "mnist_softmax_tf.py"
+    script.write_text(src)
+    rc, out = run(["-m", "flowvm.tf1", str(script), "--steps", "300", "--min_accuracy", "0.75"])
+    assert rc == 0, out[-3000:]
+    assert last_float(r"test accuracy ([0-9.]+)", out) >= 0.75
+
+
+def test_ps_worker_script_trains_on_a_local_cluster():
+    """TF 1.x between-graph replication: one ps and two workers, each a
+    process running the same script; the workers share the variables on
+    the ps through replica_device_setter and stop at the global step."""
+    from flowvm import _flowvm
+    ports = set()
+    while len(ports) < 3:
+        ports.add(_flowvm.pick_unused_port())
+    ps, w0, w1 = ["127.0.0.1:%d" % p for p in sorted(ports)]
+    common = [example("ps_worker.py"), "--ps_hosts=" + ps, "--worker_hosts=%s,%s" % (w0, w1), "--steps=200"]
+    env = dict(os.environ, PYTHONPATH=PYTHONPATH)
+    procs = []
+    try:
+        procs.append(subprocess.Popen([sys.executable] + common + ["--job_name=ps", "--task_index=0"], env=env,
+                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT))
+        workers = [subprocess.Popen([sys.executable] + common + ["--job_name=worker", "--task_index=%d" % i],
+                                    env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT) for i in range(2)]
+        procs.extend(workers)
+        outs = []
+        for w in workers:
+            out, _ = w.communicate(timeout=300)
+            outs.append(out.decode("utf-8", "replace"))
+            assert w.returncode == 0, outs[-1][-3000:]
+        losses = [last_float(r"last loss ([0-9.]+)", o) for o in outs]
+        assert min(losses) < 0.05, outs
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait(timeout=30)
