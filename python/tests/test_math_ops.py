@@ -203,8 +203,13 @@ def test_reductions():
     assert run(tf.reduce_all(b, 1)).tolist() == [False, True] and run(tf.reduce_any(b)) == True  # noqa: E712
     # Large values stay finite (the max is subtracted first).
     np.testing.assert_allclose(run(tf.reduce_logsumexp(tf.constant([1000.0, 1000.0]))), 1000 + np.log(2))
-    p = tf.placeholder(tf.float32)  # unknown rank: the axes come from Rank at run time
-    assert run(tf.reduce_sum(p), feed={p: x}) == x.sum()
+    p = tf.placeholder(tf.float32)  # unknown rank
+    total = tf.reduce_sum(p)
+    assert total.shape.as_list() == []
+    assert run(total, feed={p: x}) == x.sum() and run(total, feed={p: 2.5}) == 2.5
+    g = tf.gradients(tf.reduce_mean(p * p), p)[0]
+    assert run(g, feed={p: 3.0}) == 6.0  # a scalar fed where the rank was unknown
+    assert run(tf.reduce_max(p, keepdims=True), feed={p: x}).shape == (1, 1, 1)
     with pytest.raises(ValueError):
         tf.reduce_sum(t, axis=1, reduction_indices=1)
     with pytest.raises(ValueError) as e:

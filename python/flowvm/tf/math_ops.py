@@ -458,6 +458,13 @@ def _reduction_dims(x, axis):
 def _reduce(gen_fn, input_tensor, axis, keepdims, name, reduction_indices, keep_dims, bool_input=False):
     axis, keepdims = _axis_arg(axis, reduction_indices, keepdims, keep_dims)
     x = _t(input_tensor, "input_tensor", dtype=dtypes.bool if bool_input else None)
+    if axis is None and not keepdims and x.shape.ndims is None:
+        # Reducing all of a tensor of unknown rank: over its flattened values,
+        # so that the gradient never divides by a rank of 0 (a scalar fed).
+        from flowvm.tf import array_ops
+        with ops.name_scope(None, "flatten", [x]):
+            flat = array_ops.reshape(x, [-1])
+        return gen_fn(flat, np.zeros((), np.int32), keep_dims=False, name=name)
     return gen_fn(x, _reduction_dims(x, axis), keep_dims=keepdims, name=name)
 
 
