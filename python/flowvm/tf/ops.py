@@ -522,7 +522,11 @@ class Graph(object):
         self._check_not_finalized()
         with self._lock:
             if _unique:
-                name = self.unique_name(name or op_type)
+                # A name scope's name ("scope/") names the node exactly, as in TensorFlow.
+                if name and name[-1] == "/":
+                    name = name[:-1]
+                else:
+                    name = self.unique_name(name or op_type)
             flat_input_ops = []
             refs = []
             for arg in inputs:

@@ -59,6 +59,13 @@ VERSION = __version__
 GRAPH_DEF_VERSION = 27
 COMPILER_VERSION = "flowvm"
 
+# Tensor ops (math, arrays, random numbers); importing them installs the
+# Tensor operators and the conversion of lists holding tensors.
+from flowvm.tf.math_ops import *  # noqa: F401,F403,E402
+from flowvm.tf.array_ops import *  # noqa: F401,F403,E402
+from flowvm.tf.random_ops import *  # noqa: F401,F403,E402
+from flowvm.compat.v1 import math, random, linalg, nn, image  # noqa: F401,E402
+
 # Variables, initializers, variable scopes (py-train).
 from flowvm.tf.variables import *  # noqa: F401,F403,E402
 from flowvm.tf.variables import Variable, VariableV1  # noqa: F401,E402
@@ -80,3 +87,6 @@ from flowvm.tf.control_flow_ops import (cond, case, while_loop, group, tuple, no
                                         Assert, Print)
 from flowvm.tf.control_flow_ops import print_v2 as print  # noqa: F401,E402,A004
 from flowvm.tf.data_flow_ops import QueueBase, FIFOQueue, RandomShuffleQueue, PaddingFIFOQueue  # noqa: F401,E402
+
+# Layers, losses and metrics (need variables, so they come after them).
+from flowvm.compat.v1 import layers, losses, metrics  # noqa: F401,E402

@@ -1,0 +1,2 @@
+"""tf.image: the image functions flowvm supports."""
+from flowvm.tf.image_ops import *  # noqa: F401,F403

@@ -1,0 +1,2 @@
+"""tf.metrics: streaming metrics over local variables."""
+from flowvm.tf.metrics import *  # noqa: F401,F403
