@@ -29,17 +29,17 @@ def main(args):
         for epoch in range(args.epochs):
             for (x, y) in zip(train_X, train_Y):
                 sess.run(optimizer, feed_dict={X: x, Y: y})
-            if (epoch + 1) % 10 == 0:
+            if (epoch + 1) % 50 == 0:
                 c = sess.run(cost, feed_dict={X: train_X, Y: train_Y})
                 print("Epoch:", "%04d" % (epoch + 1), "cost=", "{:.9f}".format(c), "W=", sess.run(W), "b=", sess.run(b))
         w_val, b_val = sess.run([W, b])
         print("Optimization Finished! W=%.4f b=%.4f" % (w_val, b_val))
-        return abs(w_val - 0.7) < 0.1 and abs(b_val - 2.5) < 0.5
+        return abs(w_val - 0.7) < 0.05 and abs(b_val - 2.5) < 0.3
 
 
 if __name__ == "__main__":
     p = argparse.ArgumentParser()
-    p.add_argument("--epochs", type=int, default=50)
+    p.add_argument("--epochs", type=int, default=1000)
     p.add_argument("--points", type=int, default=50)
-    p.add_argument("--learning_rate", type=float, default=0.005)
+    p.add_argument("--learning_rate", type=float, default=0.01)
     sys.exit(0 if main(p.parse_args()) else 1)

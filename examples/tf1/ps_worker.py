@@ -40,9 +40,12 @@ def main(_):
         train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=global_step)
 
     hooks = [tf.train.StopAtStepHook(last_step=FLAGS.steps)]
+    # Each worker talks to the ps and itself only, so a worker that finishes
+    # early does not hold the others up.
+    config = tf.ConfigProto(device_filters=["/job:ps", "/job:worker/task:%d" % FLAGS.task_index])
     last_loss = None
     with tf.train.MonitoredTrainingSession(master=server.target, is_chief=(FLAGS.task_index == 0),
-                                           hooks=hooks) as mon_sess:
+                                           hooks=hooks, config=config) as mon_sess:
         while not mon_sess.should_stop():
             xs = rng.rand(32, 10).astype(np.float32)
             ys = xs.dot(true_w) + 0.5

@@ -205,7 +205,12 @@ Status SymbolicGradientBuilder::BackpropLoop(int frame) {
     members.push_back(n);
     if (n->IsExit()) exit_grads[n] = SumPartials(NodeOut(n, 0));
   }
-  FLOWVM_RETURN_IF_ERROR(AddWhileLoopGradient(scope_, cf_, frame, exit_grads, &enter_grads));
+  // A loop none of whose outputs got a gradient (cut by StopGradient,
+  // integer outputs) passes none back: its inputs are not connected
+  // through it, rather than connected with zeros.
+  bool any_exit_grad = false;
+  for (const auto& [exit, grad] : exit_grads) any_exit_grad |= grad.valid();
+  if (any_exit_grad) FLOWVM_RETURN_IF_ERROR(AddWhileLoopGradient(scope_, cf_, frame, exit_grads, &enter_grads));
   for (auto& [enter, grad] : enter_grads)
     if (grad.valid() && on_path_[enter->id()]) AddPartial(NodeOut(const_cast<Node*>(enter), 0), grad);
   for (Node* n : members)
