@@ -21,7 +21,8 @@ packages=(
   libpng-dev                    # PNG images of ImageSummary
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-numpy
-  python3-dev pybind11-dev         # the flowvm Python package (python/)
+  python3-dev pybind11-dev      # the flowvm Python package (python/)
+  python3-protobuf              # ... its messages (GraphDef, ConfigProto, Event) in Python
   python3-pytest                # its pytest suites
   zlib1g-dev                    # reading the gzip'd example datasets
   nlohmann-json3-dev            # JSON (header-only): Chrome traces of steps
