@@ -80,16 +80,29 @@ TEST(PlacerTest, ReferenceInputsStayWithTheVariable) {
 }
 
 TEST(PlacerTest, ConflictingRequestsInOneGroupNameBothNodes) {
-  const GraphDef g = GraphOf({Var("v", "/device:CPU:0"), ConstNode("zeros", F({0, 0}, {2})),
-                                Assign("init", "v", "zeros", "/device:CPU:1")});
+  const GraphDef g = GraphOf({On(ConstNode("a", F({1}, {1})), "/device:CPU:0"),
+                                On(Colocated(Unary("b", "Neg", "a"), "a"), "/device:CPU:1")});
   Placed p = Place(g, 2);
-  EXPECT_TRUE(HasError(p.status, Code::kInvalidArgument, {"node 'init' (Assign)", "'v'", "CPU:0", "CPU:1"}));
+  EXPECT_TRUE(HasError(p.status, Code::kInvalidArgument, {"node 'b' (Neg)", "'a'", "CPU:0", "CPU:1"}));
   PlacerOptions soft;
   soft.allow_soft_placement = true;
   p = Place(g, 2, soft);
   ASSERT_TRUE(p.status.ok()) << p.status;
+  EXPECT_EQ(p.device["b"], "CPU:0");
+  EXPECT_NE(p.reason["b"].find("soft placement"), std::string::npos) << p.reason["b"];
+}
+
+// As in TensorFlow, an op that uses a variable by reference (an update
+// placed on a worker by replica_device_setter) runs where the variable is,
+// whatever it requested.
+TEST(PlacerTest, AStateUsersRequestGivesWayToTheState) {
+  const GraphDef g = GraphOf({Var("v", "/device:CPU:0"), ConstNode("zeros", F({0, 0}, {2})),
+                                Assign("init", "v", "zeros", "/device:CPU:1")});
+  Placed p = Place(g, 2);
+  ASSERT_TRUE(p.status.ok()) << p.status;
   EXPECT_EQ(p.device["init"], "CPU:0");
-  EXPECT_NE(p.reason["init"].find("soft placement"), std::string::npos) << p.reason["init"];
+  EXPECT_NE(p.reason["init"].find("ignored the request '/device:CPU:1' of node 'init' (Assign)"), std::string::npos)
+      << p.reason["init"];
 }
 
 TEST(PlacerTest, MissingDeviceIsAnErrorUnlessSoft) {
@@ -153,9 +166,11 @@ TEST(PlacerTest, PinnedNodesKeepTheirDevice) {
   ASSERT_TRUE(p.status.ok()) << p.status;
   EXPECT_EQ(p.device["v"], "CPU:1");
   options.allow_soft_placement = false;
+  // The variable's user goes with it, whatever it asks for.
   p = Place(GraphOf({Var("v"), ConstNode("zeros", F({0, 0}, {2})), Assign("init", "v", "zeros", "/device:CPU:0")}),
             2, options);
-  EXPECT_TRUE(HasError(p.status, Code::kInvalidArgument, {"node 'init' (Assign)", "earlier step"}));
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  EXPECT_EQ(p.device["init"], "CPU:1");
 }
 
 // Two independent 512^3 MatMuls: the simulation puts them on different
