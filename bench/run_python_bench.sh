@@ -32,21 +32,32 @@ echo "== (1) Run overhead from Python =="
 
 echo
 echo "== (2) MLP 784-512-512-10 training step, batch 128, 2 threads =="
-out=$("$py" bench/python/train_mlp.py --threads 2 --reps "$reps")
-echo "$out" | grep -v '^FLOWVM_PY_MS_PER_STEP='
-py_ms=$(echo "$out" | sed -n 's/^FLOWVM_PY_MS_PER_STEP=//p')
-cc_ms=()
+# Each round runs the three one after the other (Python flowvm, PyTorch,
+# C++ flowvm), so all see the same machine; the ratios are per round.
+rounds=()
 for ((r = 1; r <= reps; r++)); do
-  cc_ms+=("$("$build_dir/bench/train_bench" --benchmark_filter='BM_TrainMLP/threads:2$' --benchmark_format=json |
-    "$py" -c 'import json,sys; b=[x for x in json.load(sys.stdin)["benchmarks"] if "median_step_ms" in x]; print(b[0]["median_step_ms"])')")
+  out=$("$py" bench/python/train_mlp.py --threads 2 --reps 1)
+  py_ms=$(echo "$out" | sed -n 's/^FLOWVM_PY_MS_PER_STEP=//p')
+  torch_ms=$(echo "$out" | sed -n 's/^PyTorch eager from Python: *\([0-9.]*\) ms.*/\1/p')
+  cc_ms=$("$build_dir/bench/train_bench" --benchmark_filter='BM_TrainMLP/threads:2/' --benchmark_format=json |
+    "$py" -c 'import json,sys; b=[x for x in json.load(sys.stdin)["benchmarks"] if "median_step_ms" in x]; print(b[0]["median_step_ms"])')
+  echo "round $r: flowvm from Python $py_ms ms, PyTorch from Python $torch_ms ms, flowvm from C++ $cc_ms ms" >&2
+  rounds+=("$py_ms,$torch_ms,$cc_ms")
 done
-"$py" - "$py_ms" "${cc_ms[@]}" <<'PY'
+"$py" - "${rounds[@]}" <<'PY'
 import statistics, sys
-py_ms = float(sys.argv[1]); cc = [float(x) for x in sys.argv[2:]]
-m = statistics.median(cc)
-print("flowvm from C++ (train_bench):  %.3f ms/step (runs: %s)" % (m, ", ".join("%.3f" % v for v in cc)))
-r = py_ms / m
-print("ratio Python/C++ %.3f (target <= 1.10: %s)" % (r, "PASS" if r <= 1.10 else "MISS"))
+rows = [tuple(float(v) for v in r.split(",")) for r in sys.argv[1:]]
+med = lambda xs: statistics.median(xs)
+py, torch, cc = ([r[i] for r in rows] for i in range(3))
+print("flowvm.compat.v1 from Python: %.3f ms/step (median of %d rounds; each round's median step)" % (med(py), len(rows)))
+print("PyTorch eager from Python:    %.3f ms/step" % med(torch))
+print("flowvm from C++ (train_bench): %.3f ms/step" % med(cc))
+rt = [a / b for a, b in zip(py, torch)]
+rc = [a / b for a, b in zip(py, cc)]
+print("ratio flowvm(Python)/PyTorch: median %.3f, per round %s (target <= 1.0: %s)"
+      % (med(rt), ", ".join("%.2f" % x for x in rt), "PASS" if med(rt) <= 1.0 else "MISS"))
+print("ratio flowvm Python/C++:      median %.3f, per round %s (target <= 1.10: %s)"
+      % (med(rc), ", ".join("%.2f" % x for x in rc), "PASS" if med(rc) <= 1.10 else "MISS"))
 PY
 echo
 echo "machine: nproc=$(nproc), cpu=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), load $(cut -d' ' -f1 /proc/loadavg)"
