@@ -417,3 +417,37 @@ def test_defaultdict_fetches_names_and_pickled_errors():
         sess.list_devices()
     e = pickle.loads(pickle.dumps(tf.errors.NotFoundError(None, None, "gone")))
     assert isinstance(e, tf.errors.NotFoundError) and e.error_code == tf.errors.NOT_FOUND and str(e) == "gone"
+
+
+@pytest.mark.parametrize("array", [
+    np.arange(12, dtype=np.float32).reshape(3, 4),
+    np.arange(12, dtype=np.float32).reshape(3, 4)[:, ::2],  # not contiguous
+    np.arange(6, dtype=">i4"),  # big-endian
+    np.asfortranarray(np.arange(6, dtype=np.float64).reshape(2, 3)),
+    np.zeros((0, 3), np.int64),
+    np.array([1.5, -2.25], np.float16),
+    np.array([1 + 2j, 3 - 4j], np.complex64),
+    np.array([True, False]),
+    np.array([b"a", b"", b"xyz"], dtype=object),
+    np.array(["uni", "code"]),
+    np.array([[b"x"]]),
+    np.uint64(2 ** 63 + 5) * np.ones(2, np.uint64),
+])
+def test_numpy_arrays_cross_into_tensors_and_back(array):
+    """Any layout and byte order goes in; strings come back as bytes."""
+    from flowvm import _flowvm
+    out = _flowvm.tensor_roundtrip(array)
+    assert out.shape == array.shape
+    if array.dtype.kind in ("O", "U", "S"):
+        assert [x for x in out.ravel()] == [x if isinstance(x, bytes) else x.encode() for x in array.ravel()]
+    else:
+        assert out.dtype == array.dtype.newbyteorder("=")
+        np.testing.assert_array_equal(out, array)
+
+
+def test_unsupported_numpy_types_are_refused_clearly():
+    from flowvm import _flowvm
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        _flowvm.tensor_roundtrip(np.array(["2020-01-01"], dtype="datetime64[D]"))
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        _flowvm.tensor_roundtrip(np.array([object()], dtype=object))
