@@ -11,6 +11,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -30,6 +31,22 @@ namespace py = pybind11;
 
 namespace flowvm::python {
 namespace {
+
+// Calls that are inside the runtime without the GIL. At exit the package
+// closes its sessions (cancelling their steps) and waits for this to reach
+// zero: a thread still waiting to take the GIL back when the interpreter
+// finalizes would be ended by it in the middle of C++ code.
+std::atomic<int> g_calls_in_flight{0};
+
+// Counts one call; construct before releasing the GIL, so that it is
+// destroyed after the GIL is taken back.
+class InFlight {
+ public:
+  InFlight() { g_calls_in_flight.fetch_add(1); }
+  ~InFlight() { g_calls_in_flight.fetch_sub(1); }
+  InFlight(const InFlight&) = delete;
+  InFlight& operator=(const InFlight&) = delete;
+};
 
 SessionOptions OptionsFromConfig(const std::string& target, const ConfigProto& config) {
   SessionOptions o;
@@ -87,6 +104,7 @@ class PySession {
     SessionOptions options = OptionsFromConfig(target, config);
     GraphDef empty;
     StatusOr<std::unique_ptr<Session>> s = [&] {
+      InFlight in_flight;
       py::gil_scoped_release nogil;
       return Session::Create(options, empty);
     }();
@@ -117,6 +135,7 @@ class PySession {
                 const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
                 const py::object& run_options, bool want_metadata) {
     std::shared_ptr<Session> session = Live();
+    ReleaseDeferredArrays();
     Sync(graph);
     auto feeds = FeedsFromPython(feed_names, feed_values);
     RunOptions options;
@@ -127,6 +146,7 @@ class PySession {
     RunMetadata metadata;
     RunStats stats;
     Status st;
+    InFlight in_flight;
     {
       py::gil_scoped_release nogil;
       st = session->Run(options, feeds, fetches, targets, &outputs, want_metadata ? &metadata : nullptr,
@@ -141,6 +161,7 @@ class PySession {
   py::list RunFixed(PyGraph& graph, const std::vector<std::string>& feed_names, const py::args& values,
                     const std::vector<std::string>& fetches, const std::vector<std::string>& targets) {
     std::shared_ptr<Session> session = Live();
+    ReleaseDeferredArrays();
     Sync(graph);
     if (values.size() != feed_names.size())
       RaiseStatus(errors::InvalidArgument("callable takes ", feed_names.size(), " feeds, got ", values.size()));
@@ -157,12 +178,14 @@ class PySession {
       RunOptions options;
       options.set_timeout_in_ms(default_timeout_ms_);
       RunStats stats;
+      InFlight in_flight;
       {
         py::gil_scoped_release nogil;
         st = session->Run(options, feeds, fetches, targets, &outputs, nullptr, &stats);
       }
       if (st.ok() && log_placement_) LogPlacement(stats);
     } else {
+      InFlight in_flight;
       py::gil_scoped_release nogil;
       st = session->Run(feeds, fetches, targets, &outputs);
     }
@@ -182,6 +205,7 @@ class PySession {
   void Reset(const std::vector<std::string>& containers) {
     std::shared_ptr<Session> session = Live();
     Status st;
+    InFlight in_flight;
     {
       py::gil_scoped_release nogil;
       st = session->ResetContainers(containers);
@@ -197,6 +221,7 @@ class PySession {
     std::shared_ptr<Session> session = std::move(session_);
     session_ = nullptr;
     Status st;
+    InFlight in_flight;
     {
       py::gil_scoped_release nogil;
       st = session->Close();
@@ -257,6 +282,7 @@ class PyServer {
   }
   void Start() {
     Status st;
+    InFlight in_flight;
     {
       py::gil_scoped_release nogil;
       st = server_->Start();
@@ -264,10 +290,12 @@ class PyServer {
     ThrowIfError(st);
   }
   void Join() {
+    // Not counted: a thread that joins a server at exit never comes back.
     py::gil_scoped_release nogil;
     server_->Join();
   }
   void Stop() {
+    InFlight in_flight;
     py::gil_scoped_release nogil;
     server_->Stop();
   }
@@ -306,6 +334,8 @@ void RegisterSession(py::module_& m) {
       .def("stop", &PyServer::Stop)
       .def_property_readonly("target", &PyServer::target);
   m.def("pick_unused_port", [] { return ValueOrThrow(PickUnusedLoopbackPort()); });
+  m.def("calls_in_flight", [] { return g_calls_in_flight.load(); },
+        "Calls (runs, closes) inside the runtime without the GIL right now.");
 }
 
 }  // namespace flowvm::python

@@ -1,6 +1,7 @@
 #include "py_tensor.h"
 
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,25 @@ namespace py = pybind11;
 
 namespace flowvm::python {
 namespace {
+
+// Arrays whose last tensor died on a thread without the GIL, released by
+// the interpreter's main thread (Py_AddPendingCall) or by the next call
+// into this module. Runtime threads never take the GIL: one that did while
+// the interpreter finalizes would be ended by it in the middle of C++.
+std::mutex g_released_mu;
+std::vector<PyObject*>* g_released = new std::vector<PyObject*>();  // leaked: used until exit
+bool g_release_scheduled = false;
+
+int ReleaseArrays(void*) {
+  std::vector<PyObject*> arrays;
+  {
+    std::lock_guard<std::mutex> lock(g_released_mu);
+    arrays.swap(*g_released);
+    g_release_scheduled = false;
+  }
+  for (PyObject* a : arrays) Py_DECREF(a);
+  return 0;
+}
 
 // A Tensor buffer over a NumPy array's memory: holds the array.
 class NumpyBuffer final : public TensorBuffer {
@@ -19,13 +39,22 @@ class NumpyBuffer final : public TensorBuffer {
  private:
   ~NumpyBuffer() override = default;
   void Destroy() const override {
-    // The last reference may go on a runtime thread; the array is released
-    // under the GIL. While the interpreter finalizes, taking the GIL from a
-    // foreign thread would end that thread, so the array is left alone.
-    if (Py_IsInitialized() && !_Py_IsFinalizing()) {
-      PyGILState_STATE g = PyGILState_Ensure();
+    if (Py_IsInitialized() && PyGILState_Check()) {
       Py_DECREF(array_);
-      PyGILState_Release(g);
+    } else {
+      bool schedule = false;
+      {
+        std::lock_guard<std::mutex> lock(g_released_mu);
+        g_released->push_back(array_);
+        schedule = !g_release_scheduled;
+        g_release_scheduled = true;
+      }
+      // Safe from any thread without the GIL; if the queue of pending calls
+      // is full, the next call into the module releases them instead.
+      if (schedule && Py_AddPendingCall(&ReleaseArrays, nullptr) != 0) {
+        std::lock_guard<std::mutex> lock(g_released_mu);
+        g_release_scheduled = false;
+      }
     }
     delete this;
   }
@@ -123,6 +152,8 @@ StatusOr<DataType> DataTypeOfNumpy(const py::dtype& dtype) {
   }
   return errors::InvalidArgument("NumPy dtype ", std::string(py::str(py::handle(dtype))), " has no flowvm type");
 }
+
+void ReleaseDeferredArrays() { ReleaseArrays(nullptr); }
 
 StatusOr<Tensor> NumpyToTensor(const py::handle& value) {
   if (!py::isinstance<py::array>(value)) return errors::InvalidArgument("expected a numpy.ndarray");

@@ -7,7 +7,9 @@
 // buffer when no one else refers to it (nothing in the runtime can write it
 // afterwards) and a copy otherwise (a variable's value, which the next step
 // may update in place). Strings are object arrays of bytes. All functions
-// require the GIL.
+// require the GIL. A fed array outlives the step when a tensor over it does
+// (a queued element); its reference is then dropped later, on a Python
+// thread.
 #ifndef FLOWVM_PYTHON_PY_TENSOR_H_
 #define FLOWVM_PYTHON_PY_TENSOR_H_
 
@@ -23,6 +25,10 @@ namespace flowvm::python {
 StatusOr<pybind11::dtype> NumpyDtype(DataType dtype);
 // The DataType of a NumPy dtype; InvalidArgument for one flowvm lacks.
 StatusOr<DataType> DataTypeOfNumpy(const pybind11::dtype& dtype);
+
+// Releases the fed arrays whose tensors died on runtime threads (which never
+// take the GIL); requires the GIL. Session calls do it on entry.
+void ReleaseDeferredArrays();
 
 // `value` must be a numpy.ndarray.
 StatusOr<Tensor> NumpyToTensor(const pybind11::handle& value);

@@ -10,6 +10,7 @@ fit. Runtime errors are tf.errors classes naming the node.
 """
 import atexit
 import collections
+import time
 import warnings
 import weakref
 
@@ -34,6 +35,11 @@ def _close_open_sessions():
             s.close()
         except Exception:  # exiting anyway; nothing to report to
             pass
+    # Threads whose steps were just cancelled must take the GIL back and
+    # leave the runtime before the interpreter finalizes (bounded wait).
+    deadline = time.monotonic() + 10.0
+    while _flowvm.calls_in_flight() > 0 and time.monotonic() < deadline:
+        time.sleep(0.001)
 
 
 class _DeviceAttributes(object):
