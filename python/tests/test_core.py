@@ -451,3 +451,31 @@ def test_unsupported_numpy_types_are_refused_clearly():
         _flowvm.tensor_roundtrip(np.array(["2020-01-01"], dtype="datetime64[D]"))
     with pytest.raises(tf.errors.InvalidArgumentError):
         _flowvm.tensor_roundtrip(np.array([object()], dtype=object))
+
+
+def test_config_proto_device_count_and_log_device_placement(capfd):
+    x = gen_ops.placeholder(tf.float32, shape=[], name="x")
+    with tf.device("/device:CPU:1"):
+        a = gen_ops.mul(x, 2.0, name="on_cpu1")
+    b = gen_ops.mul(a, 3.0, name="times3")
+    config = tf.ConfigProto(device_count={"CPU": 2}, intra_op_parallelism_threads=2,
+                            log_device_placement=True)
+    with tf.Session(config=config) as sess:
+        names = [d.name for d in sess.list_devices()]
+        assert len(names) == 2 and names[1].endswith("device:CPU:1")
+        assert sess.run(b, {x: 1.0}) == 6.0
+    err = capfd.readouterr().err
+    assert "on_cpu1 -> CPU:1" in err, err
+    with tf.Session() as sess:  # one CPU device by default: CPU:1 does not exist
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            sess.run(b, {x: 1.0})
+        assert "on_cpu1" in str(e.value)
+
+
+def test_operation_timeout_from_config():
+    q = gen_ops.fifo_queue_v2(component_types=[tf.float32], capacity=1)
+    deq = gen_ops.queue_dequeue_v2(q, component_types=[tf.float32], name="waits_forever")
+    with tf.Session(config=tf.ConfigProto(operation_timeout_in_ms=100)) as sess:
+        with pytest.raises(tf.errors.DeadlineExceededError) as e:
+            sess.run(deq)
+        assert "waits_forever" in str(e.value)
