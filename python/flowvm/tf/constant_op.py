@@ -15,6 +15,3 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     op = g._create_op("Const", [], {"value": arr, "dtype": dt.as_datatype_enum}, name=name or "Const")
     return op.outputs[0]
 
-
-def _constant_tensor_conversion(value, dtype=None, name=None, as_ref=False):
-    return constant(value, dtype=dtype, name=name)

@@ -108,11 +108,6 @@ _CODE_TO_CLASS = {
     DATA_LOSS: DataLossError, UNAUTHENTICATED: UnauthenticatedError,
 }
 
-# The graph whose ops errors should point at (set by the session that runs
-# a step, so `.op` resolves in the right graph).
-_op_resolver = [None]
-
-
 def exception_type_from_error_code(error_code):
     return _CODE_TO_CLASS[error_code]
 
@@ -124,17 +119,10 @@ def error_code_from_exception_type(cls):
     raise KeyError(cls)
 
 
-def _from_status(code, message, graph=None):
-    cls = _CODE_TO_CLASS.get(code, UnknownError)
-    op = None
-    m = _NODE_RE.search(message or "")
-    resolver = graph if graph is not None else _op_resolver[0]
-    if m and resolver is not None:
-        try:
-            op = resolver._get_operation_by_name_or_none(m.group(1))
-        except Exception:  # the message named a runtime-internal node
-            op = None
-    return cls(None, op, message)
+def _from_status(code, message):
+    """The exception for a runtime error; the session that ran the step
+    fills in `.op` from the node the message names."""
+    return _CODE_TO_CLASS.get(code, UnknownError)(None, None, message)
 
 
 _flowvm._set_error_factory(_from_status)

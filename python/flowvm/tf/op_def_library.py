@@ -5,7 +5,6 @@ checks them, and returns the outputs grouped by output argument."""
 import collections
 
 from flowvm.tf import dtypes
-from flowvm.tf import errors
 from flowvm.tf import ops
 from flowvm.tf import tensor_shape
 

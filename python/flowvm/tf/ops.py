@@ -10,7 +10,6 @@ import contextlib
 import re
 import threading
 
-import numpy as np
 
 from flowvm import _flowvm
 from flowvm.tf import dtypes
@@ -137,9 +136,6 @@ class Tensor(object):
     def consumers(self):
         g = self._op.graph
         return [g._op_for_id(i) for i, _ in g._c.consumers(self._op._id, self._value_index)]
-
-    def _as_node_def_input(self):
-        return self._op.name if self._value_index == 0 else self.name
 
     def _ref(self):
         return (self._op._id, self._value_index)
@@ -1085,6 +1081,3 @@ def enable_eager_execution(*args, **kwargs):
 def disable_eager_execution():
     pass
 
-
-def _as_np(value):
-    return np.asarray(value)

@@ -386,8 +386,6 @@ class Session(BaseSession):
         return self
 
     def __exit__(self, exec_type, exec_value, exec_tb):
-        if exec_type is errors.OpError:
-            pass
         g, d = self._context_managers.pop()
         d.__exit__(exec_type, exec_value, exec_tb)
         g.__exit__(exec_type, exec_value, exec_tb)

@@ -1,7 +1,6 @@
 """Python values <-> NumPy arrays of a tensor's type (tf.make_tensor_proto,
 tf.make_ndarray), with TensorFlow's inference of constant types: Python
 floats are float32, ints int32 (int64 if they do not fit), strings bytes."""
-import numbers
 
 import numpy as np
 
@@ -178,6 +177,3 @@ def constant_value(tensor):
         return constant_value(op.inputs[0])
     return None
 
-
-def is_numeric(value):
-    return isinstance(value, numbers.Number)
