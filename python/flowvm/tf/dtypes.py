@@ -82,27 +82,23 @@ class DType(object):
             return 1
         return np.dtype(self.as_numpy_dtype).itemsize
 
-    @property
-    def min(self):
+    def _limit(self, which):
         b = self.base_dtype
         if b.is_floating and b != bfloat16:
-            return np.finfo(b.as_numpy_dtype).min
+            return getattr(np.finfo(b.as_numpy_dtype), which)
         if b.is_integer:
-            return np.iinfo(b.as_numpy_dtype).min
+            return getattr(np.iinfo(b.as_numpy_dtype), which)
         if b == bool:
-            return False
-        raise TypeError("Cannot find minimum value of %s." % self)
+            return which == "max"
+        raise TypeError("Cannot find %simum value of %s." % (which, self))
+
+    @property
+    def min(self):
+        return self._limit("min")
 
     @property
     def max(self):
-        b = self.base_dtype
-        if b.is_floating and b != bfloat16:
-            return np.finfo(b.as_numpy_dtype).max
-        if b.is_integer:
-            return np.iinfo(b.as_numpy_dtype).max
-        if b == bool:
-            return True
-        raise TypeError("Cannot find maximum value of %s." % self)
+        return self._limit("max")
 
     def is_compatible_with(self, other):
         other = as_dtype(other)
