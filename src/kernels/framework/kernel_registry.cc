@@ -111,10 +111,12 @@ Status CheckKernelExists(const std::string& device_type, const NodeDef& node) {
 
 StatusOr<std::unique_ptr<OpKernel>> CreateOpKernel(const std::string& device_type, const NodeDef& node,
                                                    const OpDef& op_def, const DataTypeVector& input_types,
-                                                   const DataTypeVector& output_types, DeviceBase* device) {
+                                                   const DataTypeVector& output_types, DeviceBase* device,
+                                                   FunctionLibraryRuntime* flr) {
   const Registration* reg = Find(device_type, node);
   if (reg == nullptr) return CheckKernelExists(device_type, node);
   OpKernelConstruction ctx(device_type, &node, &op_def, &input_types, &output_types, device);
+  ctx.set_function_library(flr);
   std::unique_ptr<OpKernel> kernel(reg->factory(&ctx));
   if (!ctx.status().ok()) return AttachNode(ctx.status(), node);
   return kernel;

@@ -58,10 +58,12 @@ bool HasKernel(const std::string& device_type, const NodeDef& node);
 // Instantiates the kernel for a node. NotFound (naming the node, its types
 // and what is registered) if none matches; the constructor's error if the
 // kernel rejects the node's attrs.
-// `device` may be null (kernels built outside a device, in tests and benches).
+// `device` may be null (kernels built outside a device, in tests and benches);
+// so may `flr`, the functions the kernel may instantiate.
 StatusOr<std::unique_ptr<OpKernel>> CreateOpKernel(const std::string& device_type, const NodeDef& node,
                                                    const OpDef& op_def, const DataTypeVector& input_types,
-                                                   const DataTypeVector& output_types, DeviceBase* device);
+                                                   const DataTypeVector& output_types, DeviceBase* device,
+                                                   FunctionLibraryRuntime* flr = nullptr);
 
 namespace internal {
 void RegisterKernel(const KernelDef& def, KernelFactory factory);

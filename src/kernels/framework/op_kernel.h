@@ -32,6 +32,7 @@ class Rendezvous;
 class ResourceMgr;
 class CallFrame;
 class AsyncOpKernel;
+class FunctionLibraryRuntime;
 
 // What the kernel sees of its node at construction time.
 class OpKernelConstruction {
@@ -49,6 +50,11 @@ class OpKernelConstruction {
   const DataTypeVector& output_types() const { return *output_types_; }
   DeviceBase* device() const { return device_; }
   ResourceMgr* resource_manager() const { return device_ == nullptr ? nullptr : device_->resource_manager(); }
+  // The functions of the graph this kernel is part of, instantiated on its
+  // device (kernels/framework/function_runtime.h); null when the graph is
+  // run without one (kernels built in tests).
+  FunctionLibraryRuntime* function_library() const { return flr_; }
+  void set_function_library(FunctionLibraryRuntime* flr) { flr_ = flr; }
 
   template <typename T>
   Status GetAttr(const std::string& name, T* out) const {
@@ -64,6 +70,7 @@ class OpKernelConstruction {
   const DataTypeVector* input_types_;
   const DataTypeVector* output_types_;
   DeviceBase* device_;
+  FunctionLibraryRuntime* flr_ = nullptr;
   Status status_;
 };
 
@@ -160,6 +167,8 @@ struct StepState {
   CallFrame* call_frame = nullptr;       // feeds and fetches of a Session::Run
   ThreadPool* pool = nullptr;            // the device's threads; null: run inline
   Allocator* allocator = nullptr;        // the step's (within its memory budget); null: the device's
+  FunctionLibraryRuntime* function_library = nullptr;  // the partition's functions; may be null
+  int call_depth = 0;                    // > 0 inside a function body run by a kernel
 };
 
 class OpKernelContext {
@@ -189,6 +198,7 @@ class OpKernelContext {
   CancellationManager* cancellation_manager() const { return step_->cancellation; }
   Rendezvous* rendezvous() const { return step_->rendezvous; }
   CallFrame* call_frame() const { return step_->call_frame; }
+  FunctionLibraryRuntime* function_library() const { return step_->function_library; }
 
   // Intra-op parallelism on the session's one pool (see core/thread_pool.h):
   // fn(begin, end) over [0, total), cost_per_unit in rough CPU cycles.
