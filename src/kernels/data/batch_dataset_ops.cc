@@ -42,6 +42,7 @@ class BatchDataset : public UnaryDataset {
       const BatchDataset* d = dataset();
       std::vector<std::vector<Tensor>> elements;
       while (!input_ended_ && static_cast<int64_t>(elements.size()) < d->batch_size_) {
+        FLOWVM_RETURN_IF_ERROR(ctx()->CheckCancelled(d->op()));
         std::vector<Tensor> e;
         bool end = false;
         FLOWVM_RETURN_IF_ERROR(input_->GetNext(&e, &end));

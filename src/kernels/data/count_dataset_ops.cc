@@ -26,6 +26,7 @@ class RepeatDataset : public UnaryDataset {
     Status GetNext(std::vector<Tensor>* out, bool* end_of_sequence) override {
       const RepeatDataset* d = dataset();
       while (true) {
+        FLOWVM_RETURN_IF_ERROR(ctx()->CheckCancelled(d->op()));
         if (done_ || (d->count_ >= 0 && pass_ >= d->count_)) {
           *end_of_sequence = true;
           return Status::OK();
@@ -85,6 +86,7 @@ class TakeSkipDataset : public UnaryDataset {
         return Status::OK();
       }
       while (d->count_ < 0 || seen_ < d->count_) {
+        FLOWVM_RETURN_IF_ERROR(ctx()->CheckCancelled(d->op()));
         std::vector<Tensor> skipped;
         FLOWVM_RETURN_IF_ERROR(input_->GetNext(&skipped, end_of_sequence));
         if (*end_of_sequence) return Status::OK();

@@ -36,6 +36,12 @@ struct IteratorContext {
   CancellationManager* cancellation = nullptr;
 
   bool cancelled() const { return cancellation->IsCancelled(); }
+  // Cancelled naming `op` once the cancellation has started: loops
+  // that may run long (skipping, filtering, filling a buffer) check it.
+  Status CheckCancelled(const char* op) const {
+    if (!cancelled()) return Status::OK();
+    return errors::Cancelled(op, ": the iterator was cancelled");
+  }
   // Options for the functions iterators run: a step of their own, cancelled
   // with the iterator.
   FunctionCallOptions call_options() const {

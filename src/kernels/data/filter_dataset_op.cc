@@ -25,6 +25,7 @@ class FilterDataset : public UnaryDataset {
         : DatasetIterator(ctx, d), input_(std::move(input)) {}
     Status GetNext(std::vector<Tensor>* out, bool* end_of_sequence) override {
       while (true) {
+        FLOWVM_RETURN_IF_ERROR(ctx()->CheckCancelled(dataset()->op()));
         FLOWVM_RETURN_IF_ERROR(input_->GetNext(out, end_of_sequence));
         if (*end_of_sequence) return Status::OK();
         std::vector<Tensor> keep;

@@ -40,6 +40,7 @@ class InterleaveDataset : public UnaryDataset {
     Status GetNext(std::vector<Tensor>* out, bool* end_of_sequence) override {
       const InterleaveDataset* d = dataset();
       while (!input_ended_ || open_ > 0) {
+        FLOWVM_RETURN_IF_ERROR(ctx()->CheckCancelled(d->op()));
         std::unique_ptr<IteratorBase>& slot = cycle_[index_];
         if (slot != nullptr) {
           bool end = false;

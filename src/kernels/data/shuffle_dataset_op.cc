@@ -53,6 +53,7 @@ class ShuffleDataset : public UnaryDataset {
     Status GetNext(std::vector<Tensor>* out, bool* end_of_sequence) override {
       const size_t capacity = static_cast<size_t>(dataset()->buffer_size_);
       while (!input_ended_ && buffer_.size() < capacity) {
+        FLOWVM_RETURN_IF_ERROR(ctx()->CheckCancelled(dataset()->op()));
         std::vector<Tensor> e;
         bool end = false;
         FLOWVM_RETURN_IF_ERROR(input_->GetNext(&e, &end));
