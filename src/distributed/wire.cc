@@ -3,6 +3,8 @@
 #include <cstring>
 #include <limits>
 
+#include "kernels/framework/rendezvous.h"
+
 namespace flowvm {
 
 namespace {
@@ -12,6 +14,16 @@ namespace {
 constexpr size_t kCopyBelowBytes = 512;
 
 bool IsFloatCompressed(const Tensor& t, bool bfloat16) { return bfloat16 && t.dtype() == DT_FLOAT; }
+
+// Variants and resource handles hold pointers into their process: only
+// their description travels, never their bytes.
+bool Travels(DataType dtype) { return DataTypeIsSerializable(dtype) && !IsRefType(dtype); }
+
+std::string WhyNot(DataType dtype) {
+  return "a " + DataTypeName(dtype) + " tensor (" +
+         (BaseType(dtype) == DT_VARIANT ? std::string("a dataset or another object") : std::string("a handle to state")) +
+         " of the process that made it) cannot travel between processes";
+}
 
 void AppendVarint(uint64_t v, std::string* out) {
   while (v >= 0x80) {
@@ -95,6 +107,8 @@ Status DecodeStrings(const char* p, uint64_t size, const std::string& what, Tens
 // numeric encoding must have (numeric_bytes; 0 for strings).
 Status CheckMeta(const TensorMeta& meta, const std::string& what, TensorShape* shape, uint64_t* numeric_bytes) {
   const DataType dtype = meta.dtype();
+  if (DataType_IsValid(dtype) && (BaseType(dtype) == DT_VARIANT || BaseType(dtype) == DT_RESOURCE))
+    return errors::InvalidArgument(what, ": ", WhyNot(dtype));
   if (!DataType_IsValid(dtype) || !DataTypeIsSerializable(dtype) || IsRefType(dtype))
     return errors::InvalidArgument(what, ": data type ", static_cast<int>(dtype), " cannot travel as a tensor");
   auto parsed = TensorShape::FromProto(meta.shape());
@@ -157,7 +171,7 @@ float Bfloat16ToFloat(uint16_t b) {
 }
 
 uint64_t EncodedSize(const Tensor& t, bool bfloat16) {
-  if (!t.IsInitialized()) return 0;
+  if (!t.IsInitialized() || !Travels(t.dtype())) return 0;
   if (t.dtype() == DT_STRING) {
     uint64_t n = 0;
     const std::string* s = t.data<std::string>();
@@ -181,12 +195,23 @@ std::vector<bool> FitInMessage(const std::vector<Tensor>& tensors, uint64_t budg
   return inline_flags;
 }
 
+Status CheckTensorCanTravel(const Tensor& t, const std::string& rendezvous_key) {
+  if (!t.IsInitialized() || Travels(t.dtype())) return Status::OK();
+  Rendezvous::ParsedKey k;
+  if (!Rendezvous::ParseKey(rendezvous_key, &k).ok())
+    return errors::InvalidArgument("tensor '", rendezvous_key, "': ", WhyNot(t.dtype()));
+  return errors::InvalidArgument("tensor '", k.tensor_name, "' is needed on ", k.dst_device, " but made on ",
+                                 k.src_device, ": ", WhyNot(t.dtype()),
+                                 "; place the ops that use it on the task that makes it (a dataset's ops with its "
+                                 "iterator's)");
+}
+
 std::string ClientTensorKey(const char* kind, int index) { return std::string(kind) + ":" + std::to_string(index); }
 
 void WirePayload::AddTensor(const Tensor& t, bool is_dead, bool bfloat16, TensorMeta* meta) {
   const bool compressed = IsFloatCompressed(t, bfloat16);
   Describe(t, is_dead, compressed, meta);
-  if (is_dead || !t.IsInitialized() || t.NumElements() == 0) {
+  if (is_dead || !t.IsInitialized() || t.NumElements() == 0 || !Travels(t.dtype())) {
     meta->set_byte_size(0);
     return;
   }

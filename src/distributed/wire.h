@@ -56,6 +56,13 @@ class WirePayload {
 // The encoded size of a tensor on the wire.
 uint64_t EncodedSize(const Tensor& t, bool bfloat16);
 
+// OK if `t` can travel between processes. Variants (a dataset, a mutex
+// lock) and resource handles are pointers into the process that made them:
+// InvalidArgument naming the tensor of `rendezvous_key` and both devices,
+// and saying to keep producer and consumers on one task. (AddTensor never
+// puts their bytes on the wire; the receiver refuses them too.)
+Status CheckTensorCanTravel(const Tensor& t, const std::string& rendezvous_key);
+
 // The most tensor bytes one message carries by default (a server's chunk
 // size): far from gRPC's 2 GiB message limit.
 inline constexpr uint64_t kDefaultChunkBytes = uint64_t{1} << 30;

@@ -6,6 +6,7 @@
 
 #include "core/timer.h"
 #include "distributed/client_terminated.h"
+#include "distributed/wire.h"
 #include "graph/device_name.h"
 #include "graph/graph.h"
 #include "runtime/step_stats_collector.h"
@@ -403,6 +404,12 @@ void Worker::RecvTensorAsync(CallOptions*, RecvTensorCall* call, Done done) {
       call->peer_aborted = true;
       done(s);
       return;
+    }
+    // A variant (a dataset) cannot leave its process: say so here, where
+    // the tensor and both devices are known.
+    if (!is_dead) {
+      Status travels = CheckTensorCanTravel(t, call->request.rendezvous_key());
+      if (!travels.ok()) return done(travels);
     }
     call->tensor = t;
     call->is_dead = is_dead;
