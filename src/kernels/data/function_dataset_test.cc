@@ -2,7 +2,6 @@
 // Interleave) and OneShotIterator, with a fake function library whose
 // functions are std::functions: kernels are built and run directly.
 #include <chrono>
-#include <random>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -154,8 +153,6 @@ TEST_F(FunctionDatasetTest, FlatMapReadsEachReturnedDatasetInTurn) {
 
 // TF's documented example: Dataset.range(1, 6).interleave(lambda x:
 // Dataset.from_tensors(x).repeat(6), cycle_length, block_length).
-std::vector<int64_t> InterleaveDoc(FunctionDatasetTest* t, int64_t cycle, int64_t block);
-
 TEST_F(FunctionDatasetTest, InterleaveFollowsTFsDocumentedOrder) {
   library_.Define("six_times", {DT_INT64}, {DT_VARIANT}, [this](const std::vector<Tensor>& a, std::vector<Tensor>* r) {
     auto once = runner_.Dataset(MakeNode("t", "TensorDataset", 1,
