@@ -25,7 +25,7 @@
 #include "flowvm/dtype.h"
 #include "flowvm/status.h"
 #include "flowvm/tensor.h"
-#include "graph/node_def_util.h"  // DataTypeVector
+#include "graph/node_def_util.h"
 
 namespace flowvm {
 
