@@ -71,6 +71,25 @@ TEST(DatasetClusterTest, APipelineOnWorker1FeedsAModelThere) {
   EXPECT_EQ(out[0].scalar<int64_t>(), 6);
 }
 
+TEST(DatasetClusterTest, APipelineWithoutDeviceRequestsStaysInOneProcess) {
+  LocalCluster cluster({{"ps", 1}, {"worker", 2}});
+  ASSERT_TRUE(cluster.StartAll());
+  Pipeline p = SumOfBatches("", "", "");
+  auto created = Session::Create(At(cluster.Target("worker", 0)), p.graph());
+  ASSERT_TRUE(created.ok()) << created.status();
+  std::unique_ptr<Session> s = std::move(*created);
+  FLOWVM_ASSERT_OK(s->Run({}, {}, {"init"}, nullptr));
+  std::vector<int64_t> sums;
+  while (true) {
+    std::vector<Tensor> out;
+    Status st = s->Run({}, {"sum"}, {}, &out);
+    if (st.code() == Code::kOutOfRange) break;
+    ASSERT_TRUE(st.ok()) << st;
+    sums.push_back(out[0].scalar<int64_t>());
+  }
+  EXPECT_EQ(sums, (std::vector<int64_t>{6, 22, 17}));
+}
+
 TEST(DatasetClusterTest, ADatasetCrossingProcessesIsAClearError) {
   LocalCluster cluster({{"worker", 2}});
   ASSERT_TRUE(cluster.StartAll());
