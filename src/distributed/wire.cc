@@ -108,7 +108,7 @@ Status DecodeStrings(const char* p, uint64_t size, const std::string& what, Tens
 Status CheckMeta(const TensorMeta& meta, const std::string& what, TensorShape* shape, uint64_t* numeric_bytes) {
   const DataType dtype = meta.dtype();
   if (DataType_IsValid(dtype) && (BaseType(dtype) == DT_VARIANT || BaseType(dtype) == DT_RESOURCE))
-    return errors::InvalidArgument(what, ": ", WhyNot(dtype));
+    return errors::InvalidArgument(what, ": data type ", static_cast<int>(dtype), ": ", WhyNot(dtype));
   if (!DataType_IsValid(dtype) || !DataTypeIsSerializable(dtype) || IsRefType(dtype))
     return errors::InvalidArgument(what, ": data type ", static_cast<int>(dtype), " cannot travel as a tensor");
   auto parsed = TensorShape::FromProto(meta.shape());
