@@ -30,8 +30,10 @@ trap 'rm -rf "$tmp"' EXIT
 for ((r = 1; r <= reps; r++)); do
   echo "run_dataset_bench.sh: round $r/$reps" >&2
   # Alternate which loop goes first, so that neither always runs warmer.
-  if (( r % 2 )); then filter='BM_Fed|BM_Dataset'; else filter='BM_Dataset|BM_Fed'; fi
-  "$bench_bin" --benchmark_format=json --benchmark_filter="$filter" > "$tmp/round_$r.json"
+  if (( r % 2 )); then order=(BM_Fed BM_Dataset); else order=(BM_Dataset BM_Fed); fi
+  for name in "${order[@]}"; do
+    "$bench_bin" --benchmark_format=json --benchmark_filter="^$name/" > "$tmp/${name}_$r.json"
+  done
 done
 
 cpu_model=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
@@ -39,7 +41,11 @@ python3 - "$tmp" "$reps" "$(nproc)" "$cpu_model" <<'PY'
 import json, re, statistics, sys
 
 tmp, reps, nproc, cpu = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-rounds = [json.load(open(f"{tmp}/round_{r}.json")) for r in range(1, reps + 1)]
+rounds = []
+for r in range(1, reps + 1):
+    fed, ds = (json.load(open(f"{tmp}/{n}_{r}.json")) for n in ("BM_Fed", "BM_Dataset"))
+    fed["benchmarks"] += ds["benchmarks"]
+    rounds.append(fed)
 
 def ms(run, name):
     for b in run["benchmarks"]:
@@ -50,6 +56,7 @@ def ms(run, name):
     sys.exit(f"run_dataset_bench.sh: no result for {name}")
 
 rows = []
+alone = [ms(r, "BM_Dataset/model:-1") for r in rounds]
 for model, label in [(0, "MLP 784-512-512-10"), (1, "softmax regression 784-10")]:
     fed = [ms(r, f"BM_Fed/model:{model}") for r in rounds]
     ds = [ms(r, f"BM_Dataset/model:{model}") for r in rounds]
@@ -64,6 +71,7 @@ for r in rows:
     print("  ".join(c.ljust(w[i]) if i == 0 else c.rjust(w[i]) for i, c in enumerate(r)))
 loads = [r.get("context", {}).get("load_avg", [float("nan")])[0] for r in rounds]
 print()
+print(f"the pipeline alone (get_next only): {statistics.median(alone):.3f} ms/batch")
 print(f"machine: nproc={nproc}, cpu={cpu}, 1-min load per round={[round(x, 1) for x in loads]}, {reps} rounds; "
       "medians over rounds of each round's median step; ratio = dataset / fed (<= 1: the dataset is no slower)")
 PY

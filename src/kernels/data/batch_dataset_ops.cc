@@ -41,6 +41,7 @@ class BatchDataset : public UnaryDataset {
     Status GetNext(std::vector<Tensor>* out, bool* end_of_sequence) override {
       const BatchDataset* d = dataset();
       std::vector<std::vector<Tensor>> elements;
+      elements.reserve(static_cast<size_t>(std::min<int64_t>(d->batch_size_, 4096)));
       while (!input_ended_ && static_cast<int64_t>(elements.size()) < d->batch_size_) {
         FLOWVM_RETURN_IF_ERROR(ctx()->CheckCancelled(d->op()));
         std::vector<Tensor> e;

@@ -1,6 +1,5 @@
 // TensorDataset (one element: the inputs) and TensorSliceDataset (each
-// dim-0 slice of the inputs). Elements share the inputs' buffers where they
-// can (a slice that keeps the 64-byte alignment kernels expect); no kernel
+// dim-0 slice of the inputs). Elements share the inputs' buffers; no kernel
 // writes into them, since the dataset holds a reference.
 #include "kernels/data/dataset_op_kernel.h"
 #include "kernels/data/tensor_util.h"
@@ -68,6 +67,7 @@ class TensorSliceDataset : public DatasetBase {
       *end_of_sequence = next_ >= cs[0].dim_size(0);
       if (*end_of_sequence) return Status::OK();
       out->clear();
+      out->reserve(cs.size());
       for (const Tensor& c : cs) {
         FLOWVM_ASSIGN_OR_RETURN(Tensor slice, SliceElement(c, next_));
         out->push_back(std::move(slice));

@@ -36,11 +36,9 @@ void CopyElements(const Tensor& src, int64_t from, Tensor* dst, int64_t to, int6
 }  // namespace
 
 StatusOr<Tensor> SliceElement(const Tensor& t, int64_t index) {
-  Tensor row = t.SubSlice(index);
-  if (row.IsAligned() || row.NumElements() == 0) return row;
-  FLOWVM_ASSIGN_OR_RETURN(Tensor copy, Tensor::Allocate(t.dtype(), row.shape()));
-  CopyElements(row, 0, &copy, 0, row.NumElements());
-  return copy;
+  // Kernels take unaligned inputs (a queue's dequeued rows are slices
+  // too), so even a small row shares the buffer instead of being copied.
+  return t.SubSlice(index);
 }
 
 void CopyElementToRow(const Tensor& element, Tensor* batch, int64_t index) {

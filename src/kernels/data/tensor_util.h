@@ -11,8 +11,8 @@
 
 namespace flowvm::data {
 
-// Row `index` of `t` (dims >= 1) without dimension 0: shares t's buffer when
-// the row stays 64-byte aligned, else a copy.
+// Row `index` of `t` (dims >= 1) without dimension 0, sharing t's buffer
+// (no kernel writes into a buffer another tensor holds).
 StatusOr<Tensor> SliceElement(const Tensor& t, int64_t index);
 
 // Copies `element` into row `index` of `batch` (whose shape is
