@@ -277,6 +277,18 @@ REGISTER_OP("ShuffleDataset")
     .SetShapeFn([](InferenceContext* c) { return ScalarInputsShape(c, {1, 2, 3}); })
     .Doc("The input in random order, drawn from a buffer of buffer_size elements; seeds 0, 0: random.");
 
+REGISTER_OP("ShuffleAndRepeatDataset")
+    .Input("input_dataset: variant")
+    .Input("buffer_size: int64")
+    .Input("seed: int64")
+    .Input("seed2: int64")
+    .Input("count: int64")
+    .Output("handle: variant")
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
+    .SetShapeFn([](InferenceContext* c) { return ScalarInputsShape(c, {1, 2, 3, 4}); })
+    .Doc("ShuffleDataset (reshuffled each epoch) repeated `count` times; -1: for ever.");
+
 REGISTER_OP("PrefetchDataset")
     .Input("input_dataset: variant")
     .Input("buffer_size: int64")

@@ -2,6 +2,7 @@
 // Also ModelDataset and OptimizeDataset, which TF 1.15's Python wraps
 // around every dataset it iterates: here they pass the input through.
 #include "kernels/data/dataset_op_kernel.h"
+#include "kernels/data/repeat_dataset.h"
 #include "kernels/framework/kernel_registry.h"
 
 namespace flowvm::data {
@@ -12,9 +13,10 @@ namespace {
 // empty input repeated for ever would spin).
 class RepeatDataset : public UnaryDataset {
  public:
-  RepeatDataset(std::string node, DatasetPtr input, int64_t count, std::vector<PartialTensorShape> shapes)
-      : UnaryDataset(std::move(node), std::move(input), std::move(shapes)), count_(count) {}
-  const char* op() const override { return "RepeatDataset"; }
+  RepeatDataset(std::string node, DatasetPtr input, int64_t count, std::vector<PartialTensorShape> shapes,
+                const char* op)
+      : UnaryDataset(std::move(node), std::move(input), std::move(shapes)), count_(count), op_(op) {}
+  const char* op() const override { return op_; }
   StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(IteratorContext* ctx) const override {
     return std::unique_ptr<IteratorBase>(new Iterator(ctx, this));
   }
@@ -56,6 +58,7 @@ class RepeatDataset : public UnaryDataset {
   };
 
   const int64_t count_;
+  const char* const op_;
 };
 
 // TakeDataset (-1: all) and SkipDataset (-1: all are skipped).
@@ -127,13 +130,18 @@ class CountDatasetOp : public DatasetOpKernel {
     FLOWVM_ASSIGN_OR_RETURN(int64_t count, ScalarInput<int64_t>(ctx, 1, "count"));
     FLOWVM_RETURN_IF_ERROR(CheckDatasetMatches(*input, output_types(), {}, Describe()));
     if (type_string() == "RepeatDataset")
-      return DatasetPtr(std::make_shared<RepeatDataset>(name(), std::move(input), count, output_shapes()));
+      return NewRepeatDataset(name(), std::move(input), count, output_shapes());
     return DatasetPtr(std::make_shared<TakeSkipDataset>(name(), std::move(input), count,
                                                         type_string() == "TakeDataset", output_shapes()));
   }
 };
 
 }  // namespace
+
+DatasetPtr NewRepeatDataset(std::string node, DatasetPtr input, int64_t count, std::vector<PartialTensorShape> shapes,
+                            const char* op) {
+  return std::make_shared<RepeatDataset>(std::move(node), std::move(input), count, std::move(shapes), op);
+}
 
 REGISTER_KERNEL_BUILDER(Name("RepeatDataset").Device(DEVICE_CPU), CountDatasetOp);
 REGISTER_KERNEL_BUILDER(Name("TakeDataset").Device(DEVICE_CPU), CountDatasetOp);

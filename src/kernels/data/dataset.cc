@@ -31,6 +31,13 @@ CancelCallback::~CancelCallback() {
   shared_->fn = nullptr;
 }
 
+uint64_t SeedGenerators::Next(const std::string& key, uint64_t seed) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = streams_.find(key);
+  if (it == streams_.end()) it = streams_.emplace(key, std::mt19937_64(seed)).first;
+  return it->second();
+}
+
 Tensor DatasetToTensor(DatasetPtr dataset) {
   Tensor t(DT_VARIANT, TensorShape({}));
   t.scalar<Variant>() = Variant::Of(std::make_shared<DatasetHolder>(DatasetHolder{std::move(dataset)}),

@@ -16,8 +16,10 @@
 #define FLOWVM_KERNELS_DATA_DATASET_H_
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -29,11 +31,28 @@
 
 namespace flowvm::data {
 
+// Random seed streams that outlive one pass over a dataset (TF 1.15's
+// seed generators): a ShuffleDataset with reshuffle_each_iteration takes
+// each new iterator's seed from the stream of its key, so that every epoch
+// and every re-initialization of an iterator shuffles anew, in the same
+// sequence run after run. Thread-safe.
+class SeedGenerators {
+ public:
+  // The next number of the stream `key`, which starts from `seed`.
+  uint64_t Next(const std::string& key, uint64_t seed);
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, std::mt19937_64> streams_;
+};
+
 // What every iterator of one iterator tree shares: owned by the iterator
 // resource (or a test), outliving the tree.
 struct IteratorContext {
   // Started when the iterator is destroyed or replaced; never null.
   CancellationManager* cancellation = nullptr;
+  // The iterator resource's seed streams; null: each dataset keeps its own.
+  SeedGenerators* seeds = nullptr;
 
   bool cancelled() const { return cancellation->IsCancelled(); }
   // Cancelled naming `op` once the cancellation has started: loops

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "core/record_framing.h"
+#include "core/path_policy.h"
 #include "flowvm/record_io.h"
 #include "kernels/data/dataset_test_util.h"
 
@@ -226,6 +227,30 @@ TEST_F(FileDatasetTest, FixedLengthRecordBodyNotAMultipleOfTheRecordIsRefused) {
   auto got = ReadFixed({path}, 3, 4, 2);
   EXPECT_EQ(got.status().code(), Code::kInvalidArgument) << got.status();
   EXPECT_NE(got.status().message().find("has body length 7 bytes"), std::string::npos) << got.status();
+}
+
+TEST_F(FileDatasetTest, FilesOutsideTheDevicesAllowedDirectoriesAreRefused) {
+  const std::string allowed = dir_ + "/allowed";
+  std::filesystem::create_directories(allowed);
+  const std::string inside = WriteRecords("allowed/in.tfrecord", {"fine"});
+  const std::string outside = WriteRecords("out.tfrecord", {"secret"});
+  auto policy = PathPolicy::Create({allowed});
+  ASSERT_TRUE(policy.ok()) << policy.status();
+  KernelRunner runner(nullptr);
+  runner.device()->set_path_policy(*policy);
+  auto read = [&](const std::string& path) -> StatusOr<std::vector<Element>> {
+    FLOWVM_ASSIGN_OR_RETURN(DatasetPtr d, runner.Dataset(MakeNode("records", "TFRecordDataset", 3, {}),
+                                                         {Tensor::FromVector<std::string>({path}),
+                                                          Tensor::Scalar<std::string>(""), Tensor::Scalar<int64_t>(0)}));
+    return Collect(d);
+  };
+  auto ok = read(inside);
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(Scalars<std::string>(*ok), (Strings{"fine"}));
+  auto refused = read(outside);
+  EXPECT_EQ(refused.status().code(), Code::kPermissionDenied) << refused.status();
+  EXPECT_NE(refused.status().message().find("node 'records'"), std::string::npos) << refused.status();
+  EXPECT_NE(refused.status().message().find("out.tfrecord"), std::string::npos) << refused.status();
 }
 
 }  // namespace

@@ -10,7 +10,10 @@ namespace {
 
 // One pass over a dataset: its iterator tree and what the tree shares.
 struct Pass {
-  explicit Pass(DatasetPtr d) : dataset(std::move(d)) { ctx.cancellation = &cancellation; }
+  Pass(DatasetPtr d, std::shared_ptr<SeedGenerators> s) : dataset(std::move(d)), seeds(std::move(s)) {
+    ctx.cancellation = &cancellation;
+    ctx.seeds = seeds.get();
+  }
   ~Pass() {
     // Wake whatever the tree waits on before tearing it down (its
     // destructors join their threads).
@@ -19,6 +22,7 @@ struct Pass {
     iterator.reset();
   }
   const DatasetPtr dataset;
+  const std::shared_ptr<SeedGenerators> seeds;  // the resource's, across passes
   CancellationManager cancellation;
   IteratorContext ctx;
   std::mutex mu;                                // one GetNext at a time
@@ -125,6 +129,7 @@ struct IteratorResource::Core {
   std::mutex mu;
   std::condition_variable cv;
   std::shared_ptr<Pass> pass;                    // null until MakeIterator
+  const std::shared_ptr<SeedGenerators> seeds = std::make_shared<SeedGenerators>();
   std::deque<std::shared_ptr<Request>> queue;
   bool busy = false;
   bool shutdown = false;
@@ -171,7 +176,7 @@ void IteratorResource::OnContainerCleanup() {
 
 Status IteratorResource::SetIteratorFromDataset(DatasetPtr dataset) {
   FLOWVM_RETURN_IF_ERROR(CheckDatasetMatches(*dataset, types_, shapes_, DebugString()));
-  auto pass = std::make_shared<Pass>(std::move(dataset));
+  auto pass = std::make_shared<Pass>(std::move(dataset), core_->seeds);
   FLOWVM_ASSIGN_OR_RETURN(pass->iterator, pass->dataset->MakeIterator(&pass->ctx));
   std::shared_ptr<Pass> old;
   {

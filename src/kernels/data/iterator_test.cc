@@ -1,6 +1,7 @@
 // Iterators through sessions: the end of the sequence, an uninitialized
 // iterator, reinitialization, state across runs, two devices, feedable
 // string handles, and a get_next cancelled by a deadline or Session::Close.
+#include <filesystem>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -216,6 +217,37 @@ TEST(IteratorTest, ResettingTheContainerStopsTheIterator) {
   std::vector<Tensor> out;
   Status again = s->Run({}, {"next:0"}, {}, &out);
   EXPECT_EQ(again.code(), Code::kFailedPrecondition) << again;
+}
+
+int ThreadsOfThisProcess() {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/task")) n += e.is_directory() ? 1 : 0;
+  return n;
+}
+
+TEST(IteratorTest, ClosingTheSessionJoinsEveryThreadOfThePipeline) {
+  // prefetch(shuffle(range)) keeps a prefetch thread and the iterator's
+  // GetNext thread; closing the session must stop and join both.
+  Pipeline p;
+  p.Range("range", 0, 1000);
+  p.Const("buffer", Tensor::Scalar<int64_t>(8));
+  p.Const("seed", Tensor::Scalar<int64_t>(1));
+  p.Dataset("shuffle", "ShuffleDataset", {"range", "buffer", "seed", "seed"}, {DT_INT64}, kScalar);
+  p.Dataset("prefetch", "PrefetchDataset", {"shuffle", "buffer"}, {DT_INT64}, kScalar);
+  p.Iterate("prefetch", {DT_INT64}, kScalar);
+  SessionOptions options;
+  options.num_threads = 1;  // no pool threads to count
+  const int before = ThreadsOfThisProcess();
+  {
+    auto created = Session::Create(options, p.graph());
+    ASSERT_TRUE(created.ok()) << created.status();
+    std::unique_ptr<Session> s = std::move(*created);
+    FLOWVM_ASSERT_OK(s->Run({}, {}, {"init"}, nullptr));
+    for (int i = 0; i < 20; ++i) NextInt(s.get());
+    EXPECT_GT(ThreadsOfThisProcess(), before);
+    FLOWVM_EXPECT_OK(s->Close());
+  }
+  EXPECT_EQ(ThreadsOfThisProcess(), before);
 }
 
 }  // namespace

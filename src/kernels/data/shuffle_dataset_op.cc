@@ -4,13 +4,16 @@
 //
 // Seeds: (seed, seed2) fix the orders; both 0 draws random ones when the
 // dataset is made (TF). With reshuffle_each_iteration, each iterator of
-// the dataset (each epoch under a RepeatDataset) takes the next seed of a
-// generator seeded by them, so epochs differ but the sequence of epochs is
-// the same run after run; without it every iterator uses the same order.
+// the dataset (each epoch under a RepeatDataset, and each re-initialization
+// of the iterator resource, whose seed streams outlive its passes: TF
+// 1.15's seed generators) takes the next seed of a stream seeded by them,
+// so epochs differ but the sequence of epochs is the same run after run;
+// without it every iterator uses the same order.
 #include <mutex>
 #include <random>
 
 #include "kernels/data/dataset_op_kernel.h"
+#include "kernels/data/repeat_dataset.h"
 #include "kernels/framework/kernel_registry.h"
 
 namespace flowvm::data {
@@ -36,7 +39,9 @@ class ShuffleDataset : public UnaryDataset {
   const char* op() const override { return "ShuffleDataset"; }
   StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(IteratorContext* ctx) const override {
     uint64_t seed = seed_;
-    if (reshuffle_) {
+    if (reshuffle_ && ctx->seeds != nullptr) {
+      seed = ctx->seeds->Next(node() + "/" + std::to_string(seed_), seed_);
+    } else if (reshuffle_) {
       std::lock_guard<std::mutex> lock(mu_);
       seed = seeds_();
     }
@@ -89,10 +94,13 @@ class ShuffleDataset : public UnaryDataset {
   mutable std::mt19937_64 seeds_;  // guarded by mu_
 };
 
+// ShuffleDataset, and ShuffleAndRepeatDataset (a reshuffling ShuffleDataset
+// under a RepeatDataset, as TF's fused op behaves).
 class ShuffleDatasetOp : public DatasetOpKernel {
  public:
   explicit ShuffleDatasetOp(OpKernelConstruction* ctx) : DatasetOpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("reshuffle_each_iteration", &reshuffle_));
+    if (def().attr().count("reshuffle_each_iteration"))
+      OP_REQUIRES_OK(ctx, ctx->GetAttr("reshuffle_each_iteration", &reshuffle_));
   }
 
  protected:
@@ -110,8 +118,11 @@ class ShuffleDatasetOp : public DatasetOpKernel {
     } else {
       mixed = Mix(static_cast<uint64_t>(seed), static_cast<uint64_t>(seed2));
     }
-    return DatasetPtr(
-        std::make_shared<ShuffleDataset>(name(), std::move(input), buffer_size, mixed, reshuffle_, output_shapes()));
+    auto shuffled =
+        std::make_shared<ShuffleDataset>(name(), std::move(input), buffer_size, mixed, reshuffle_, output_shapes());
+    if (type_string() != "ShuffleAndRepeatDataset") return DatasetPtr(shuffled);
+    FLOWVM_ASSIGN_OR_RETURN(int64_t count, ScalarInput<int64_t>(ctx, 4, "count"));
+    return NewRepeatDataset(name(), std::move(shuffled), count, output_shapes(), "ShuffleAndRepeatDataset");
   }
 
  private:
@@ -121,5 +132,6 @@ class ShuffleDatasetOp : public DatasetOpKernel {
 }  // namespace
 
 REGISTER_KERNEL_BUILDER(Name("ShuffleDataset").Device(DEVICE_CPU), ShuffleDatasetOp);
+REGISTER_KERNEL_BUILDER(Name("ShuffleAndRepeatDataset").Device(DEVICE_CPU), ShuffleDatasetOp);
 
 }  // namespace flowvm::data

@@ -260,6 +260,54 @@ TEST(ShuffleDatasetTest, ReshuffleEachIterationChangesTheOrderBetweenEpochs) {
   EXPECT_EQ(std::vector<int64_t>(same.begin(), same.begin() + 50), std::vector<int64_t>(same.begin() + 50, same.end()));
 }
 
+TEST(ShuffleDatasetTest, ReinitializingTheIteratorReshufflesAsInTF) {
+  // TF 1.15 keeps a shuffle's seed generator in the iterator resource:
+  // each MakeIterator of a reshuffling dataset gives a new order, in the
+  // same sequence in every session.
+  auto orders = [](bool reshuffle) {
+    Pipeline p;
+    p.Range("range", 0, 30);
+    p.Const("buffer", Tensor::Scalar<int64_t>(30));
+    p.Const("seed", Tensor::Scalar<int64_t>(5));
+    p.Dataset("shuffle", "ShuffleDataset", {"range", "buffer", "seed", "seed"}, {DT_INT64}, kScalar,
+              {{"reshuffle_each_iteration", MakeAttrValue(reshuffle)}});
+    p.Iterate("shuffle", {DT_INT64}, kScalar);
+    auto s = p.NewSession();
+    std::vector<std::vector<int64_t>> epochs;
+    for (int e = 0; e < 3; ++e) {
+      auto got = Drain(s.get(), p.NextFetches());  // runs init first
+      EXPECT_TRUE(got.ok()) << got.status();
+      epochs.push_back(got.ok() ? Scalars<int64_t>(*got) : std::vector<int64_t>{});
+    }
+    return epochs;
+  };
+  const auto a = orders(true);
+  EXPECT_NE(a[0], a[1]);
+  EXPECT_NE(a[1], a[2]);
+  EXPECT_EQ(orders(true), a);
+  const auto fixed = orders(false);
+  EXPECT_EQ(fixed[0], fixed[1]);
+  EXPECT_EQ(fixed[1], fixed[2]);
+}
+
+TEST(ShuffleDatasetTest, ShuffleAndRepeatReshufflesEachEpoch) {
+  Pipeline p;
+  p.Range("range", 0, 20);
+  p.Const("buffer", Tensor::Scalar<int64_t>(20));
+  p.Const("seed", Tensor::Scalar<int64_t>(9));
+  p.Const("count", Tensor::Scalar<int64_t>(2));
+  p.Dataset("sr", "ShuffleAndRepeatDataset", {"range", "buffer", "seed", "seed", "count"}, {DT_INT64}, kScalar);
+  p.Iterate("sr", {DT_INT64}, kScalar);
+  const std::vector<int64_t> got = DrainInts(p);
+  ASSERT_EQ(got.size(), 40u);
+  std::vector<int64_t> first(got.begin(), got.begin() + 20), second(got.begin() + 20, got.end());
+  EXPECT_NE(first, second);
+  std::sort(first.begin(), first.end());
+  std::sort(second.begin(), second.end());
+  EXPECT_EQ(first, Iota(0, 20));
+  EXPECT_EQ(second, Iota(0, 20));
+}
+
 TEST(ShuffleDatasetTest, ASmallBufferOnlyMovesElementsLocallyAndZeroSeedsAreRandom) {
   // With a buffer of 2, the element output i is one of the first i + 2.
   const std::vector<int64_t> local = Shuffled(30, 2, 5, 5, true, 1);
