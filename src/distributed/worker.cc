@@ -8,6 +8,7 @@
 #include "distributed/client_terminated.h"
 #include "graph/device_name.h"
 #include "graph/graph.h"
+#include "runtime/function_runtime.h"
 #include "runtime/step_stats_collector.h"
 
 namespace flowvm {
@@ -41,6 +42,7 @@ struct Worker::Graph {
   std::string step_memory_what;
   struct Part {
     Device* device = nullptr;
+    std::shared_ptr<FunctionLibraryRuntime> functions;  // outlives the executor's kernels
     std::unique_ptr<Executor> executor;
   };
   std::vector<Part> parts;
@@ -203,9 +205,14 @@ void Worker::RegisterGraphAsync(CallOptions*, const RegisterGraphRequest* reques
     ExecutorOptions options;
     options.device = device;
     options.pool = env_.pool;
+    std::shared_ptr<FunctionLibraryRuntime> functions;
+    if (!g->library().empty()) {
+      functions = DeviceFunctionRuntime::Create(device, g->shared_library());
+      options.function_library = functions.get();
+    }
     auto executor = Executor::Create(std::move(g), options);
     if (!executor.ok()) return done(executor.status().WithContext("RegisterGraph on " + device_name));
-    graph->parts.push_back({device, std::move(*executor)});
+    graph->parts.push_back({device, std::move(functions), std::move(*executor)});
   }
   std::string handle;
   {
