@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import flowvm.compat.v1 as tf
-from flowvm.tf import gen_ops
+from flowvm.tf.ops import gen_ops
 
 
 def test_constant_types_and_shapes():
@@ -341,7 +341,7 @@ def test_exiting_with_daemon_threads_inside_run_is_clean():
         import threading
         import numpy as np
         import flowvm.compat.v1 as tf
-        from flowvm.tf import gen_ops
+        from flowvm.tf.ops import gen_ops
         p = gen_ops.placeholder(tf.float32, shape=[1000])
         q = tf.FIFOQueue(4, tf.float32, shapes=[[1000]])
         enq = q.enqueue(p)

@@ -17,9 +17,9 @@ import weakref
 import numpy as np
 
 from flowvm import _flowvm
-from flowvm.tf import dtypes
-from flowvm.tf import errors
-from flowvm.tf import ops
+from flowvm.tf.framework import dtypes
+from flowvm.tf.framework import errors
+from flowvm.tf.framework import ops
 
 
 # Every open session, closed at interpreter exit: that cancels steps other

@@ -1,7 +1,7 @@
 """tf.constant."""
-from flowvm.tf import dtypes
-from flowvm.tf import ops
-from flowvm.tf import tensor_util
+from flowvm.tf.framework import dtypes
+from flowvm.tf.framework import ops
+from flowvm.tf.framework import tensor_util
 
 
 def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
@@ -15,3 +15,11 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     op = g._create_op("Const", [], {"value": arr, "dtype": dt.as_datatype_enum}, name=name or "Const")
     return op.outputs[0]
 
+
+def _constant_conversion(value, dtype=None, name=None):
+    return constant(value, dtype=dtype, name=name)
+
+
+# ops.convert_to_tensor turns Python and NumPy values into Consts through
+# this (TensorFlow's constant_op registers its conversion the same way).
+ops._register_constant_conversion(_constant_conversion)

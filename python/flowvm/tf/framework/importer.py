@@ -1,7 +1,5 @@
-"""tf.import_graph_def and tf.train.write_graph."""
-import os
-
-from flowvm.tf import ops
+"""tf.import_graph_def (TensorFlow's framework/importer.py)."""
+from flowvm.tf.framework import ops
 
 
 def import_graph_def(graph_def, input_map=None, return_elements=None, name=None, op_dict=None,
@@ -71,21 +69,3 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         result.append(g.as_graph_element(full, allow_tensor=True, allow_operation=True))
     return result
 
-
-def write_graph(graph_or_graph_def, logdir, name, as_text=True):
-    """Writes the graph to logdir/name (text or binary GraphDef), creating
-    logdir; returns the path."""
-    from google.protobuf import text_format
-    gd = graph_or_graph_def.as_graph_def() if isinstance(graph_or_graph_def, ops.Graph) else graph_or_graph_def
-    if logdir and not os.path.isdir(logdir):
-        os.makedirs(logdir)
-    path = os.path.join(logdir, name)
-    tmp = path + ".tmp"
-    if as_text:
-        with open(tmp, "w") as f:
-            f.write(text_format.MessageToString(gd))
-    else:
-        with open(tmp, "wb") as f:
-            f.write(gd.SerializeToString())
-    os.replace(tmp, path)
-    return path

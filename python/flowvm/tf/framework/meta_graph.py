@@ -9,10 +9,12 @@ out with a warning, as TensorFlow does.
 """
 import os
 
-from flowvm.tf import errors
-from flowvm.tf import ops
-from flowvm.tf import tf_logging as logging
-from flowvm.tf import variables
+from flowvm.tf.framework import errors
+from flowvm.tf.framework import graph_io
+from flowvm.tf.framework import importer
+from flowvm.tf.framework import ops
+from flowvm.tf.ops import variables
+from flowvm.tf.platform import tf_logging as logging
 
 # The TensorFlow API version written into meta_info_def.tensorflow_version
 # (the one flowvm.compat.v1 implements); flowvm's own goes in the git field.
@@ -26,33 +28,6 @@ _VARIABLE_COLLECTIONS = [
     ops.GraphKeys.CONCATENATED_VARIABLES, ops.GraphKeys.TRAINABLE_RESOURCE_VARIABLES, ops.GraphKeys.GLOBAL_STEP,
 ]
 
-# collection name -> (proto class, to_proto, from_proto); module state,
-# written at import time only.
-_proto_functions = {}
-
-
-def register_proto_function(collection_name, proto_type=None, to_proto=None, from_proto=None):
-    """How the items of `collection_name` are written to and read from a
-    MetaGraphDef: to_proto(item, export_scope=None) -> proto (or None to
-    leave the item out); from_proto(proto, import_scope=None) -> item."""
-    if to_proto is not None and not callable(to_proto):
-        raise TypeError("to_proto must be callable.")
-    if from_proto is not None and not callable(from_proto):
-        raise TypeError("from_proto must be callable.")
-    _proto_functions[collection_name] = (proto_type, to_proto, from_proto)
-
-
-def get_collection_proto_type(collection_name):
-    return _proto_functions.get(collection_name, (None, None, None))[0]
-
-
-def get_to_proto_function(collection_name):
-    return _proto_functions.get(collection_name, (None, None, None))[1]
-
-
-def get_from_proto_function(collection_name):
-    return _proto_functions.get(collection_name, (None, None, None))[2]
-
 
 def _variable_from_proto(variable_def, import_scope=None):
     return variables.Variable(variable_def=variable_def, import_scope=import_scope)
@@ -65,36 +40,11 @@ def _variable_to_proto(variable, export_scope=None):
 def _register_variable_collections():
     from flowvm import variable_pb2
     for key in _VARIABLE_COLLECTIONS:
-        register_proto_function(key, proto_type=variable_pb2.VariableDef, to_proto=_variable_to_proto,
-                                from_proto=_variable_from_proto)
+        ops.register_proto_function(key, proto_type=variable_pb2.VariableDef, to_proto=_variable_to_proto,
+                                    from_proto=_variable_from_proto)
 
 
 _register_variable_collections()
-
-
-# ---- names under a scope -------------------------------------------------------
-def prepend_name_scope(name, import_scope):
-    """`name` ("x:0", "^x", "loc:@x") under `import_scope`; unchanged without one."""
-    if not import_scope:
-        return name
-    scope = import_scope[:-1] if import_scope.endswith("/") else import_scope
-    if isinstance(name, bytes):
-        name = name.decode("utf-8")
-    for marker in ("^", "loc:@"):
-        if name.startswith(marker):
-            return marker + scope + "/" + name[len(marker):]
-    return scope + "/" + name
-
-
-def strip_name_scope(name, export_scope):
-    """`name` without its leading `export_scope/` (kept after "^" / "loc:@")."""
-    if not export_scope:
-        return name
-    scope = export_scope[:-1] if export_scope.endswith("/") else export_scope
-    for marker in ("^", "loc:@", ""):
-        if name.startswith(marker + scope + "/"):
-            return marker + name[len(marker) + len(scope) + 1:]
-    return name
 
 
 def _in_scope(name, export_scope):
@@ -187,15 +137,15 @@ def _scoped_graph_def(graph_def, export_scope):
             continue
         new = out.node.add()
         new.CopyFrom(nd)
-        new.name = strip_name_scope(nd.name, export_scope)
+        new.name = ops.strip_name_scope(nd.name, export_scope)
         del new.input[:]
         for inp in nd.input:
             if not _in_scope(inp.lstrip("^"), export_scope):
                 raise ValueError("export_meta_graph: node '%s' reads '%s', which is outside export_scope '%s' "
                                  "(flowvm does not export unbound inputs)" % (nd.name, inp, export_scope))
-            new.input.append(strip_name_scope(inp, export_scope))
+            new.input.append(ops.strip_name_scope(inp, export_scope))
         if "_class" in nd.attr:
-            cls = [strip_name_scope(c.decode("utf-8"), export_scope).encode("utf-8")
+            cls = [ops.strip_name_scope(c.decode("utf-8"), export_scope).encode("utf-8")
                    for c in nd.attr["_class"].list.s]
             del new.attr["_class"].list.s[:]
             new.attr["_class"].list.s.extend(cls)
@@ -237,8 +187,8 @@ def add_collection_def(meta_graph_def, key, graph=None, export_scope=None):
         return
     col_def = meta_graph_def.collection_def[key]
     try:
-        to_proto = get_to_proto_function(key)
-        proto_type = get_collection_proto_type(key)
+        to_proto = ops.get_to_proto_function(key)
+        proto_type = ops.get_collection_proto_type(key)
         if to_proto is not None:
             for x in items:
                 proto = to_proto(x, export_scope=export_scope)
@@ -255,7 +205,7 @@ def add_collection_def(meta_graph_def, key, graph=None, export_scope=None):
                 if _kind_of(x) != kind:
                     raise TypeError("the collection mixes %s and %s items" % (kind, type(x).__name__))
             if kind == "node_list":
-                col_def.node_list.value.extend([strip_name_scope(x.name, export_scope) for x in items])
+                col_def.node_list.value.extend([ops.strip_name_scope(x.name, export_scope) for x in items])
             elif kind == "bytes_list":
                 col_def.bytes_list.value.extend([x.encode("utf-8") if isinstance(x, str) else x for x in items])
             elif kind == "any_list":
@@ -302,7 +252,7 @@ def create_meta_graph_def(meta_info_def=None, graph_def=None, saver_def=None, co
         m.saver_def.MergeFrom(saver_def)
         if export_scope:
             for field in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
-                setattr(m.saver_def, field, strip_name_scope(getattr(m.saver_def, field), export_scope))
+                setattr(m.saver_def, field, ops.strip_name_scope(getattr(m.saver_def, field), export_scope))
     if collection_list is None:
         # Internal stores (variable scopes) sit under non-string keys.
         keys = [k for k in graph.get_all_collection_keys() if isinstance(k, str)]
@@ -341,12 +291,11 @@ def export_scoped_meta_graph(filename=None, graph_def=None, graph=None, export_s
                               collection_list=collection_list, graph=graph, export_scope=export_scope,
                               strip_default_attrs=strip_default_attrs)
     if filename:
-        from flowvm.tf import importer
-        importer.write_graph(m, os.path.dirname(filename), os.path.basename(filename), as_text=as_text)
+        graph_io.write_graph(m, os.path.dirname(filename), os.path.basename(filename), as_text=as_text)
     var_list = {}
     for v in graph.get_collection(ops.GraphKeys.GLOBAL_VARIABLES):
         if _in_scope(v.name, export_scope):
-            var_list[strip_name_scope(v.name, export_scope)] = v
+            var_list[ops.strip_name_scope(v.name, export_scope)] = v
     return m, var_list
 
 
@@ -379,7 +328,6 @@ def import_scoped_meta_graph_with_return_elements(meta_graph_or_file, clear_devi
 def _import(meta_graph_or_file, clear_devices, graph, import_scope, input_map, unbound_inputs_col_name,
             restore_collections_predicate, return_elements):
     from flowvm import meta_graph_pb2
-    from flowvm.tf import importer
     if isinstance(meta_graph_or_file, meta_graph_pb2.MetaGraphDef):
         meta_graph_def = meta_graph_or_file
     elif isinstance(meta_graph_or_file, (str, bytes, os.PathLike)):
@@ -421,7 +369,7 @@ def _import(meta_graph_or_file, clear_devices, graph, import_scope, input_map, u
             _import_collection(graph, key, col_def, scope, variable_objects)
         var_list = {}
         for v in graph.get_collection(ops.GraphKeys.GLOBAL_VARIABLES, scope or None):
-            var_list[strip_name_scope(v.name, scope)] = v
+            var_list[ops.strip_name_scope(v.name, scope)] = v
     return var_list, returned, meta_graph_def
 
 
@@ -431,11 +379,11 @@ def _import_collection(graph, key, col_def, scope, variable_objects):
     if kind is None:
         logging.error("Cannot identify data type for collection %s. Skipping.", key)
         return
-    from_proto = get_from_proto_function(key)
+    from_proto = ops.get_from_proto_function(key)
     if key == ops.GraphKeys.METRIC_VARIABLES:
-        from_proto = get_from_proto_function(ops.GraphKeys.GLOBAL_VARIABLES)
+        from_proto = ops.get_from_proto_function(ops.GraphKeys.GLOBAL_VARIABLES)
     if from_proto is not None and kind == "bytes_list":
-        proto_type = get_collection_proto_type(key)
+        proto_type = ops.get_collection_proto_type(key)
         for value in col_def.bytes_list.value:
             # One object per serialized proto, shared by every collection
             # that lists it (a variable is global and trainable).
@@ -455,7 +403,7 @@ def _import_collection(graph, key, col_def, scope, variable_objects):
     field = getattr(col_def, kind)
     if kind == "node_list":
         for value in field.value:
-            graph.add_to_collection(key, graph.as_graph_element(prepend_name_scope(value, scope)))
+            graph.add_to_collection(key, graph.as_graph_element(ops.prepend_name_scope(value, scope)))
     elif kind == "int64_list":
         for value in field.value:
             graph.add_to_collection(key, int(value))
@@ -465,7 +413,7 @@ def _import_collection(graph, key, col_def, scope, variable_objects):
     elif kind == "bytes_list":
         # TensorFlow names strings after the scope too (they are usually names).
         for value in field.value:
-            graph.add_to_collection(key, prepend_name_scope(value, scope) if scope else value)
+            graph.add_to_collection(key, ops.prepend_name_scope(value, scope) if scope else value)
     else:
         for value in field.value:
             graph.add_to_collection(key, value)

@@ -4,9 +4,9 @@ constants of the type the op needs, infers type attrs from the inputs,
 checks them, and returns the outputs grouped by output argument."""
 import collections
 
-from flowvm.tf import dtypes
-from flowvm.tf import ops
-from flowvm.tf import tensor_shape
+from flowvm.tf.framework import dtypes
+from flowvm.tf.framework import ops
+from flowvm.tf.framework import tensor_shape
 
 
 GraphConstructionError = ops.GraphConstructionError
@@ -192,20 +192,3 @@ def _outputs(op, op_def):
         return groups[0]
     return _output_tuple(op_def)(*groups)
 
-
-def group_flat_inputs(op_def, flat):
-    """Groups create_op's flat input list by the op's input arguments."""
-    list_args = [a for a in op_def.input_arg if a.number_attr or a.type_list_attr]
-    singles = len(op_def.input_arg) - len(list_args)
-    list_len = (len(flat) - singles) if list_args else 0
-    if len(list_args) > 1:
-        raise ValueError("create_op: op %s has several list inputs; use its generated function" % op_def.name)
-    out, i = [], 0
-    for a in op_def.input_arg:
-        if a.number_attr or a.type_list_attr:
-            out.append(flat[i:i + list_len])
-            i += list_len
-        else:
-            out.append(flat[i])
-            i += 1
-    return out

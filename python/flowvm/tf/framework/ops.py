@@ -12,10 +12,12 @@ import threading
 
 
 from flowvm import _flowvm
-from flowvm.tf import dtypes
-from flowvm.tf import errors
-from flowvm.tf import tensor_shape
-from flowvm.tf.device_spec import DeviceSpec, merge_device
+from flowvm.tf.framework import device as pydev
+from flowvm.tf.framework import dtypes
+from flowvm.tf.framework import errors
+from flowvm.tf.framework import tensor_shape
+from flowvm.tf.framework.device_spec import DeviceSpec
+from flowvm.tf.ops import control_flow_util
 
 
 class GraphKeys(object):
@@ -171,9 +173,8 @@ class Tensor(object):
         shape = self.shape
         if shape.ndims is None or shape[0].value is None:
             raise TypeError("Tensor objects are only iterable when the first dimension is known (%s)" % self.name)
-        from flowvm.tf import array_ops
         for i in range(shape[0].value):
-            yield array_ops._getitem(self, i)
+            yield self[i]  # __getitem__ is array_ops' (installed with _override_operator)
 
     def __len__(self):
         raise TypeError("len is not well defined for symbolic Tensors. (%s) "
@@ -273,8 +274,7 @@ class Operation(object):
         return v
 
     def _set_device(self, device):
-        from flowvm.tf.device_spec import canonical_name
-        self._graph._c.set_device(self._id, canonical_name(device))
+        self._graph._c.set_device(self._id, pydev.canonical_name(device))
         self._graph._node_edited(self._id)
 
     def _set_attr(self, name, value):
@@ -323,6 +323,24 @@ class _InputList(list):
 # ---- conversion to tensors ---------------------------------------------------
 _conversion_funcs = []  # (base_type, priority, func)
 
+# What builds on this module registers here when it loads (TensorFlow's
+# registry pattern), so that ops imports nothing above it: constant_op the
+# conversion of Python and NumPy values to a Const, `f(value, dtype, name)`;
+# tensor_util the decoding of a TensorProto to an ndarray (create_op's
+# tensor attrs).
+_constant_conversion = None
+_tensor_proto_to_ndarray = None
+
+
+def _register_constant_conversion(func):
+    global _constant_conversion
+    _constant_conversion = func
+
+
+def _register_tensor_proto_decoder(func):
+    global _tensor_proto_to_ndarray
+    _tensor_proto_to_ndarray = func
+
 
 def register_tensor_conversion_function(base_type, conversion_func, priority=100):
     _conversion_funcs.append((base_type, priority, conversion_func))
@@ -354,13 +372,14 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, dtype_
     if isinstance(value, Operation):
         raise TypeError("Can't convert Operation '%s' to Tensor (target dtype=%s, name=%s, as_ref=%s)"
                         % (value.name, dtype, name, as_ref))
-    from flowvm.tf import constant_op
+    if _constant_conversion is None:
+        raise TypeError("Can't convert %r to a Tensor: no conversion registered (import flowvm.compat.v1)" % (value,))
     if dtype is None and preferred_dtype is not None:
         try:
-            return constant_op.constant(value, dtype=preferred_dtype, name=name or "Const")
+            return _constant_conversion(value, dtype=preferred_dtype, name=name or "Const")
         except (TypeError, ValueError):
             pass
-    return constant_op.constant(value, dtype=dtype, name=name or "Const")
+    return _constant_conversion(value, dtype=dtype, name=name or "Const")
 
 
 def convert_n_to_tensor(values, dtype=None, name=None, preferred_dtype=None):
@@ -543,8 +562,7 @@ class Graph(object):
             else:
                 for input_op in flat_input_ops:
                     if input_op._control_flow_context is not None:
-                        from flowvm.tf.control_flow_ops import check_input_from_loop
-                        check_input_from_loop(self, name, input_op)
+                        control_flow_util.check_input_from_loop(self, name, input_op)
             control_ids = [op._id for op in self._current_control_dependencies(flat_input_ops)]
             if ctx is not None:
                 control_ids = ctx._flowvm_adjust_control_inputs(self, control_ids, flat_input_ops)
@@ -568,9 +586,8 @@ class Graph(object):
                   compute_shapes=True, compute_device=True):
         """TensorFlow's Graph.create_op: inputs are flat; list arguments are
         grouped by the op definition."""
-        from flowvm.tf.op_def_library import group_flat_inputs
         inputs = [convert_to_tensor(i) for i in inputs]
-        grouped = group_flat_inputs(get_op_def(op_type), inputs)
+        grouped = _group_flat_inputs(get_op_def(op_type), inputs)
         plain_attrs = {}
         for k, v in (attrs or {}).items():
             plain_attrs[k] = _attr_value_to_python(v)
@@ -611,9 +628,9 @@ class Graph(object):
                 d = spec(op)
                 if isinstance(d, DeviceSpec):
                     d = d.to_string()
-                device = merge_device(device, d or "")
+                device = pydev.merge_device(device, d or "")
             else:
-                device = merge_device(device, spec)
+                device = pydev.merge_device(device, spec)
         if device or self._c.device(op._id):
             self._c.set_device(op._id, device)
 
@@ -864,6 +881,24 @@ class Graph(object):
         return tensor_or_op not in self._unfetchable
 
 
+def _group_flat_inputs(op_def, flat):
+    """Groups create_op's flat input list by the op's input arguments."""
+    list_args = [a for a in op_def.input_arg if a.number_attr or a.type_list_attr]
+    singles = len(op_def.input_arg) - len(list_args)
+    list_len = (len(flat) - singles) if list_args else 0
+    if len(list_args) > 1:
+        raise ValueError("create_op: op %s has several list inputs; use its generated function" % op_def.name)
+    out, i = [], 0
+    for a in op_def.input_arg:
+        if a.number_attr or a.type_list_attr:
+            out.append(flat[i:i + list_len])
+            i += list_len
+        else:
+            out.append(flat[i])
+            i += 1
+    return out
+
+
 def _attr_value_to_python(v):
     """AttrValue protos (create_op's attrs) to plain values."""
     if not hasattr(v, "WhichOneof"):
@@ -876,8 +911,7 @@ def _attr_value_to_python(v):
     if which == "shape":
         return tensor_shape.TensorShape(v.shape)._as_flowvm()
     if which == "tensor":
-        from flowvm.tf import tensor_util
-        return tensor_util.MakeNdarray(v.tensor)
+        return _tensor_proto_to_ndarray(v.tensor)
     if which == "list":
         lst = v.list
         for field in ("s", "i", "f", "b", "type"):
@@ -1081,3 +1115,55 @@ def enable_eager_execution(*args, **kwargs):
 def disable_eager_execution():
     pass
 
+
+# ---- collections in a MetaGraphDef, names under an import/export scope -------------
+# collection name -> (proto class, to_proto, from_proto); module state,
+# written at import time only.
+_proto_functions = {}
+
+
+def register_proto_function(collection_name, proto_type=None, to_proto=None, from_proto=None):
+    """How the items of `collection_name` are written to and read from a
+    MetaGraphDef: to_proto(item, export_scope=None) -> proto (or None to
+    leave the item out); from_proto(proto, import_scope=None) -> item."""
+    if to_proto is not None and not callable(to_proto):
+        raise TypeError("to_proto must be callable.")
+    if from_proto is not None and not callable(from_proto):
+        raise TypeError("from_proto must be callable.")
+    _proto_functions[collection_name] = (proto_type, to_proto, from_proto)
+
+
+def get_collection_proto_type(collection_name):
+    return _proto_functions.get(collection_name, (None, None, None))[0]
+
+
+def get_to_proto_function(collection_name):
+    return _proto_functions.get(collection_name, (None, None, None))[1]
+
+
+def get_from_proto_function(collection_name):
+    return _proto_functions.get(collection_name, (None, None, None))[2]
+
+
+def prepend_name_scope(name, import_scope):
+    """`name` ("x:0", "^x", "loc:@x") under `import_scope`; unchanged without one."""
+    if not import_scope:
+        return name
+    scope = import_scope[:-1] if import_scope.endswith("/") else import_scope
+    if isinstance(name, bytes):
+        name = name.decode("utf-8")
+    for marker in ("^", "loc:@"):
+        if name.startswith(marker):
+            return marker + scope + "/" + name[len(marker):]
+    return scope + "/" + name
+
+
+def strip_name_scope(name, export_scope):
+    """`name` without its leading `export_scope/` (kept after "^" / "loc:@")."""
+    if not export_scope:
+        return name
+    scope = export_scope[:-1] if export_scope.endswith("/") else export_scope
+    for marker in ("^", "loc:@", ""):
+        if name.startswith(marker + scope + "/"):
+            return marker + name[len(marker) + len(scope) + 1:]
+    return name

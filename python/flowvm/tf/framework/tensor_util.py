@@ -4,8 +4,9 @@ floats are float32, ints int32 (int64 if they do not fit), strings bytes."""
 
 import numpy as np
 
-from flowvm.tf import dtypes
-from flowvm.tf import tensor_shape
+from flowvm.tf.framework import dtypes
+from flowvm.tf.framework import ops
+from flowvm.tf.framework import tensor_shape
 
 
 def _infer_np(value):
@@ -47,7 +48,6 @@ def _has_numpy_int64(value):
 
 
 def _contains_tensor(value):
-    from flowvm.tf import ops
     if isinstance(value, ops.Tensor):
         return True
     if isinstance(value, (list, tuple)):
@@ -133,6 +133,9 @@ def MakeNdarray(proto):  # noqa: N802 - TensorFlow's name
 
 make_ndarray = MakeNdarray
 
+# Graph.create_op decodes its tensor attrs with this.
+ops._register_tensor_proto_decoder(MakeNdarray)
+
 
 def reshape_constant(arr, shape, verify_shape=False):
     shape = [int(d) for d in tensor_shape.as_shape(shape).as_list()]
@@ -155,7 +158,6 @@ def reshape_constant(arr, shape, verify_shape=False):
 def constant_value(tensor):
     """The value of `tensor` if it is a constant (a Const, or the shape of a
     fully known shape), else None."""
-    from flowvm.tf import ops
     if not isinstance(tensor, ops.Tensor):
         return None
     op = tensor.op

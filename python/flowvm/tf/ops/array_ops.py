@@ -7,12 +7,12 @@ import numbers
 
 import numpy as np
 
-from flowvm.tf import constant_op
-from flowvm.tf import dtypes
-from flowvm.tf import gen_ops
-from flowvm.tf import ops
-from flowvm.tf import tensor_shape
-from flowvm.tf import tensor_util
+from flowvm.tf.framework import constant_op
+from flowvm.tf.framework import dtypes
+from flowvm.tf.framework import ops
+from flowvm.tf.framework import tensor_shape
+from flowvm.tf.framework import tensor_util
+from flowvm.tf.ops import gen_ops
 
 __all__ = [
     "zeros", "ones", "zeros_like", "ones_like", "fill", "reshape", "shape", "shape_n", "size", "rank",
@@ -571,7 +571,6 @@ reverse_v2 = reverse
 
 def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
     """mask[i, j] = j < lengths[i], for j < maxlen (default max(lengths))."""
-    from flowvm.tf import math_ops
     with ops.name_scope(name, "SequenceMask", [lengths, maxlen]):
         lengths = _t(lengths, "lengths")
         if maxlen is None:
@@ -582,10 +581,13 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
             maxlen = _t(maxlen, "maxlen")
         if maxlen.shape.ndims is not None and maxlen.shape.ndims != 0:
             raise ValueError("maxlen must be scalar for sequence_mask")
-        row_vector = math_ops.range(np.zeros((), maxlen.dtype.as_numpy_dtype), maxlen,
-                                    np.ones((), maxlen.dtype.as_numpy_dtype))
-        matrix = math_ops.cast(expand_dims(lengths, -1), maxlen.dtype)
-        result = row_vector < matrix
+        # gen_ops, not math_ops: math_ops builds on this module.
+        row_vector = gen_ops.range(np.zeros((), maxlen.dtype.as_numpy_dtype), maxlen,
+                                   np.ones((), maxlen.dtype.as_numpy_dtype))
+        matrix = expand_dims(lengths, -1)
+        if matrix.dtype.base_dtype != maxlen.dtype.base_dtype:
+            matrix = gen_ops.cast(matrix, maxlen.dtype.base_dtype)
+        result = gen_ops.less(row_vector, matrix)
         dtype = dtypes.as_dtype(dtype)
         if dtype.is_compatible_with(dtypes.bool):
             return result

@@ -13,46 +13,21 @@ without data inputs waits on the context's pivot, so it runs only when its
 branch is taken or once per iteration.
 """
 import builtins
-
-from flowvm.tf import dtypes
-from flowvm.tf import nest
-from flowvm.tf import ops
-from flowvm.tf import tensor_shape
-
-
-def _gen():
-    from flowvm.tf import gen_ops
-    return gen_ops
+from flowvm.tf.framework import constant_op
+from flowvm.tf.framework import dtypes
+from flowvm.tf.framework import ops
+from flowvm.tf.framework import tensor_shape
+from flowvm.tf.ops import control_flow_util
+from flowvm.tf.ops import gen_ops
+from flowvm.tf.util import nest
 
 
 def _deref(t):
     """A reference tensor (a variable) as a value: Merge, NextIteration and
     the loop variables carry values."""
     if t.dtype._is_ref_dtype:
-        return _gen().identity(t)
+        return gen_ops.identity(t)
     return t
-
-
-def _innermost_while(ctx):
-    while ctx is not None and not isinstance(ctx, WhileContext):
-        ctx = ctx.outer_context
-    return ctx
-
-
-def check_input_from_loop(graph, op_name, src_op):
-    """ValueError when src_op, made inside a while loop, would feed node
-    op_name outside that loop (TensorFlow's message): only the loop's
-    outputs may leave it."""
-    src = _innermost_while(src_op._get_control_flow_context())
-    if src is None:
-        return
-    here = graph._get_control_flow_context()
-    while here is not None:
-        if here is src:
-            return
-        here = here.outer_context
-    raise ValueError("Cannot use '%s' as input to '%s' because '%s' is in a while loop. Use the while_loop's "
-                     "outputs (or pass the value as a loop variable) instead." % (src_op.name, op_name, src_op.name))
 
 
 class _OuterScope(object):
@@ -104,6 +79,12 @@ class ControlFlowContext(object):
     def name(self):
         return self._name
 
+    def IsWhileContext(self):  # noqa: N802 - TensorFlow's name (control_flow_util asks it)
+        return False
+
+    def IsCondContext(self):  # noqa: N802 - TensorFlow's name
+        return False
+
     def contains_op(self, op):
         ctx = op._get_control_flow_context()
         while ctx is not None:
@@ -129,7 +110,7 @@ class ControlFlowContext(object):
         key = t._ref()
         r = self._routed.get(key)
         if r is None:
-            check_input_from_loop(self._graph, self._name, t.op)
+            control_flow_util.check_input_from_loop(self._graph, self._name, t.op)
             r = self._make_route(t)
             self._routed[key] = r
             self._values.add(r._ref())
@@ -183,17 +164,19 @@ class CondContext(ControlFlowContext):
         self._values.add(pred._ref())
         self._values.add(pivot._ref())
 
+    def IsCondContext(self):  # noqa: N802 - TensorFlow's name
+        return True
+
     def _make_route(self, t):
-        gen = _gen()
         with _OuterScope(self._graph, self):
             with ops.colocate_with(t.op):
-                sw = gen.ref_switch(t, self._pred) if t.dtype._is_ref_dtype else gen.switch(t, self._pred)
+                sw = gen_ops.ref_switch(t, self._pred) if t.dtype._is_ref_dtype else gen_ops.switch(t, self._pred)
         return sw[self._branch]
 
     def _external_control(self, cop):
         # A cond may wait on anything in its frame; from outside an
         # enclosing loop, the loop routes the dependency in.
-        loop = _innermost_while(self._outer)
+        loop = control_flow_util.get_containing_while_context(self._outer)
         if loop is None or loop.contains_op(cop):
             return cop
         return loop._route_control(cop)
@@ -208,16 +191,18 @@ class WhileContext(ControlFlowContext):
         self._parallel_iterations = parallel_iterations
         self._invariant_ops = set()  # ids of the constant Enters made for outside values
 
+    def IsWhileContext(self):  # noqa: N802 - TensorFlow's name
+        return True
+
     def _make_route(self, t):
-        gen = _gen()
         with _OuterScope(self._graph, self):
             if t.dtype._is_ref_dtype:
                 # A variable the body may update stays a reference, on its device.
                 with ops.colocate_with(t.op):
-                    e = gen.ref_enter(t, frame_name=self._frame_name, is_constant=True,
+                    e = gen_ops.ref_enter(t, frame_name=self._frame_name, is_constant=True,
                                       parallel_iterations=self._parallel_iterations)
             else:
-                e = gen.enter(t, frame_name=self._frame_name, is_constant=True,
+                e = gen_ops.enter(t, frame_name=self._frame_name, is_constant=True,
                               parallel_iterations=self._parallel_iterations)
         e.op._set_control_flow_context(self)
         self._invariant_ops.add(e.op._id)
@@ -229,7 +214,6 @@ class WhileContext(ControlFlowContext):
         key = ("control", cop._id)
         r = self._routed.get(key)
         if r is None:
-            from flowvm.tf import constant_op
             with _OuterScope(self._graph, self):
                 with self._graph.control_dependencies([cop]):
                     c = constant_op.constant(0, name="control_dependency")
@@ -257,7 +241,7 @@ def _merge_shape(t, invariant):
                          % (t.name, t.shape, invariant))
     if _shape_less_or_equal(invariant, t.shape) and _shape_less_or_equal(t.shape, invariant):
         return t
-    return _gen().placeholder_with_default(t, shape=invariant)
+    return gen_ops.placeholder_with_default(t, shape=invariant)
 
 
 def _shape_less_or_equal(general, specific):
@@ -294,13 +278,11 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         raise ValueError("No loop variables provided")
     with ops.name_scope(name, "while", nest.flatten(loop_vars)) as scope:
         if maximum_iterations is not None:
-            gen = _gen()
             maximum_iterations = ops.convert_to_tensor(maximum_iterations, name="maximum_iterations")
             if maximum_iterations.shape.ndims not in (0, None):
                 raise ValueError("maximum_iterations must be a scalar, saw shape: %s" % maximum_iterations.shape)
             if maximum_iterations.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
                 raise TypeError("maximum_iterations must be int32 or int64, got %s" % maximum_iterations.dtype.name)
-            from flowvm.tf import constant_op
             counter = constant_op.constant(0, dtype=maximum_iterations.dtype.base_dtype, name="iteration_counter")
             orig_cond, orig_body = cond, body
             mi = maximum_iterations
@@ -308,15 +290,15 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             packed_one = len(loop_vars) == 1
 
             def cond(i, lv):
-                return gen.logical_and(gen.less(i, mi), orig_cond(lv) if packed_one else orig_cond(*lv))
+                return gen_ops.logical_and(gen_ops.less(i, mi), orig_cond(lv) if packed_one else orig_cond(*lv))
 
             def body(i, lv):
                 if packed_one:
-                    return (gen.add(i, 1), orig_body(lv))
+                    return (gen_ops.add(i, 1), orig_body(lv))
                 res = orig_body(*lv)
                 if nest.is_sequence(res) and not isinstance(res, dict) and len(res) == len(lv):
                     res = nest._sequence_like(lv, list(res))  # only the top level may be list vs tuple
-                return (gen.add(i, 1), res)
+                return (gen_ops.add(i, 1), res)
             if single and shape_invariants is not None:
                 shape_invariants = (shape_invariants,)
             if shape_invariants is not None:
@@ -340,7 +322,6 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
 
 
 def _build_loop(scope, cond, body, loop_vars, shape_invariants, parallel_iterations, back_prop):
-    gen = _gen()
     graph = ops.get_default_graph()
     flat = [_deref(ops.convert_to_tensor(v)) for v in nest.flatten(loop_vars)]
     for t in flat:
@@ -362,7 +343,7 @@ def _build_loop(scope, cond, body, loop_vars, shape_invariants, parallel_iterati
     enters = []
     with graph.name_scope(scope + "/"):
         for t in flat:
-            e = gen.enter(t, frame_name=frame_name, is_constant=False, parallel_iterations=parallel_iterations,
+            e = gen_ops.enter(t, frame_name=frame_name, is_constant=False, parallel_iterations=parallel_iterations,
                           name="Enter")
             e.op._set_control_flow_context(ctx)
             enters.append(e)
@@ -375,7 +356,7 @@ def _build_loop(scope, cond, body, loop_vars, shape_invariants, parallel_iterati
         ctx.enter()
         try:
             for e in enters:
-                m = gen.merge([e, e], name="Merge")
+                m = gen_ops.merge([e, e], name="Merge")
                 merges.append(m.output)
                 merge_ops.append(m.output.op)
             ctx._pivot = merges[0]
@@ -387,12 +368,12 @@ def _build_loop(scope, cond, body, loop_vars, shape_invariants, parallel_iterati
                                 % (pred.dtype.name, pred.name))
             if pred.shape.ndims not in (None, 0):
                 raise ValueError("while_loop: cond must return a scalar, got shape %s (%s)" % (pred.shape, pred.name))
-            loop_cond = gen.loop_cond(pred, name="LoopCond")
+            loop_cond = gen_ops.loop_cond(pred, name="LoopCond")
             idents = []
             for m in merges:
-                sw = gen.switch(m, loop_cond, name="Switch")
-                exits.append(gen.exit(sw.output_false, name="Exit"))
-                idents.append(gen.identity(sw.output_true, name="Identity"))
+                sw = gen_ops.switch(m, loop_cond, name="Switch")
+                exits.append(gen_ops.exit(sw.output_false, name="Exit"))
+                idents.append(gen_ops.identity(sw.output_true, name="Identity"))
             ctx._pivot = idents[0]
             packed = nest.pack_sequence_as(loop_vars, idents)
             result = body(*packed)
@@ -421,7 +402,7 @@ def _build_loop(scope, cond, body, loop_vars, shape_invariants, parallel_iterati
                                      "iteration. To allow the shape to vary across iterations, use the "
                                      "`shape_invariants` argument of tf.while_loop to specify a less-specific "
                                      "shape." % (flat[i].name, m.shape, v.shape))
-                next_vals.append(gen.next_iteration(v, name="NextIteration"))
+                next_vals.append(gen_ops.next_iteration(v, name="NextIteration"))
             for m_op, n in zip(merge_ops, next_vals):
                 m_op._update_input(1, n)
         finally:
@@ -430,7 +411,7 @@ def _build_loop(scope, cond, body, loop_vars, shape_invariants, parallel_iterati
         e.op._set_control_flow_context(ctx.outer_context)
     if not back_prop:
         with graph.name_scope(scope + "/"):
-            exits = [gen.stop_gradient(e) for e in exits]
+            exits = [gen_ops.stop_gradient(e) for e in exits]
     return nest.pack_sequence_as(loop_vars, exits)
 
 
@@ -460,7 +441,6 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         raise TypeError("false_fn must be callable.")
     if isinstance(pred, bool):
         raise TypeError("pred must not be a Python bool")
-    gen = _gen()
     with ops.name_scope(name, "cond", [pred]) as scope:
         graph = ops.get_default_graph()
         pred = _deref(ops.convert_to_tensor(pred))
@@ -468,10 +448,10 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             raise TypeError("pred must be a bool tensor, got %s (%s)" % (pred.dtype.name, pred.name))
         if pred.shape.ndims not in (None, 0):
             raise ValueError("pred must be a scalar, got shape %s (%s)" % (pred.shape, pred.name))
-        p_f, p_t = gen.switch(pred, pred)
-        pivot_t = gen.identity(p_t, name="switch_t")
-        pivot_f = gen.identity(p_f, name="switch_f")
-        pred = gen.identity(pred, name="pred_id")
+        p_f, p_t = gen_ops.switch(pred, pred)
+        pivot_t = gen_ops.identity(p_t, name="switch_t")
+        pivot_f = gen_ops.identity(p_f, name="switch_f")
+        pred = gen_ops.identity(pred, name="pred_id")
         results = []
         for branch, pivot, fn in ((1, pivot_t, true_fn), (0, pivot_f, false_fn)):
             ctx = CondContext(graph, scope[:-1], pred, pivot, branch)
@@ -484,7 +464,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
                 for v in nest.flatten(orig):
                     if isinstance(v, ops.Operation):
                         with graph.control_dependencies([v]):
-                            v = gen.identity(pivot)
+                            v = gen_ops.identity(pivot)
                     else:
                         v = ctx.route(_deref(ops.convert_to_tensor(v)))
                     flat.append(v)
@@ -502,7 +482,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             if t.dtype.base_dtype != f.dtype.base_dtype:
                 raise ValueError("Outputs of true_fn and false_fn must have the same type: %s, %s"
                                  % (t.dtype.name, f.dtype.name))
-        merges = [gen.merge([f, t], name="Merge").output for t, f in zip(res_t, res_f)]
+        merges = [gen_ops.merge([f, t], name="Merge").output for t, f in zip(res_t, res_f)]
         packed = nest.pack_sequence_as(orig_t, merges)
         if not strict:
             packed = _unpack_if_singleton(packed)
@@ -535,7 +515,6 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
         raise ValueError("case: no pred_fn_pairs and no default")
     if default is not None and not callable(default):
         raise TypeError("default must be callable.")
-    gen = _gen()
     with ops.name_scope(name, "case", preds):
         if not preds:
             return default()
@@ -548,7 +527,7 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
             def default():
                 with ops.name_scope("default"):
                     check = Assert(last_pred, ["Input error: None of conditions evaluated as True:",
-                                               gen.pack(all_preds, name="preds_c")],
+                                               gen_ops.pack(all_preds, name="preds_c")],
                                    summarize=len(all_preds))
                 with ops.control_dependencies([check]):
                     return last_fn()
@@ -559,9 +538,9 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
                 fn = (lambda p=p, f=f, rest=fn: cond(p, f, rest, strict=strict))
             return fn()
         if exclusive and len(every_pred) > 1:
-            packed = gen.pack(every_pred, name="preds_c")
-            count = gen.sum(gen.cast(packed, DstT=dtypes.int32), [0], name="num_true_conds")
-            at_most_one = gen.less(count, 2, name="at_most_one_true_condition")
+            packed = gen_ops.pack(every_pred, name="preds_c")
+            count = gen_ops.sum(gen_ops.cast(packed, DstT=dtypes.int32), [0], name="num_true_conds")
+            at_most_one = gen_ops.less(count, 2, name="at_most_one_true_condition")
             check = Assert(at_most_one, ["More than one condition evaluated as True but exclusive=True.  "
                                          "Conditions: (%s), Values:" % ", ".join(p.name for p in every_pred), packed],
                            summarize=len(every_pred))
@@ -575,7 +554,7 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
 
 
 def no_op(name=None):
-    return _gen().no_op(name=name)
+    return gen_ops.no_op(name=name)
 
 
 def group(*inputs, **kwargs):
@@ -596,7 +575,7 @@ def group(*inputs, **kwargs):
         if inp not in deps:
             deps.append(inp)
     with ops.control_dependencies(deps):
-        return _gen().no_op(name=name or "group_deps")
+        return gen_ops.no_op(name=name or "group_deps")
 
 
 def with_dependencies(dependencies, output_tensor, name=None):
@@ -605,7 +584,7 @@ def with_dependencies(dependencies, output_tensor, name=None):
         with ops.colocate_with(output_tensor):
             with ops.control_dependencies(dependencies):
                 output_tensor = ops.convert_to_tensor(output_tensor)
-                return _gen().identity(output_tensor, name=scope[:-1])
+                return gen_ops.identity(output_tensor, name=scope[:-1])
 
 
 def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 - TensorFlow's name
@@ -648,7 +627,7 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TensorFl
     with ops.name_scope(name, "Assert", [condition]) as scope:
         condition = _deref(ops.convert_to_tensor(condition, name="Condition"))
         xs = [_deref(ops.convert_to_tensor(x)) for x in data]
-        return _gen().assert_(condition, xs, summarize=3 if summarize is None else summarize,
+        return gen_ops.assert_(condition, xs, summarize=3 if summarize is None else summarize,
                               name=scope[:-1] if scope else None)
 
 
@@ -658,7 +637,7 @@ def Print(input_, data, message=None, first_n=None, summarize=None, name=None): 
     stderr, on the first `first_n` runs only when first_n is given."""
     input_ = ops.convert_to_tensor(input_, name="input")
     xs = [ops.convert_to_tensor(x) for x in data]
-    return _gen().print(input_, xs, message="" if message is None else message,
+    return gen_ops.print(input_, xs, message="" if message is None else message,
                         first_n=-1 if first_n is None else first_n, summarize=3 if summarize is None else summarize,
                         name=name or "Print")
 

@@ -7,11 +7,12 @@ touches it; enqueue blocks while it is full and dequeue while it is empty
 with OutOfRangeError once it is closed and too empty). Components are
 given as a list (or a dict, when the queue has names).
 """
-from flowvm.tf import dtypes as dtypes_lib
-from flowvm.tf import gen_ops
-from flowvm.tf import ops
-from flowvm.tf import tensor_shape
-from flowvm.tf import tensor_util
+from flowvm.tf.framework import dtypes as dtypes_lib
+from flowvm.tf.framework import ops
+from flowvm.tf.framework import random_seed
+from flowvm.tf.framework import tensor_shape
+from flowvm.tf.framework import tensor_util
+from flowvm.tf.ops import gen_ops
 
 __all__ = ["QueueBase", "FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue"]
 
@@ -256,8 +257,7 @@ class RandomShuffleQueue(QueueBase):
         dtypes = _as_type_list(dtypes)
         shapes = _as_shape_list(shapes, dtypes)
         names = _as_name_list(names, dtypes)
-        from flowvm.tf import init_ops
-        seed1, seed2 = init_ops._seed_attrs(seed)
+        seed1, seed2 = random_seed.seed_attrs(seed)
         with ops.control_dependencies(None):
             ref = gen_ops.random_shuffle_queue_v2(component_types=dtypes, shapes=_shape_attr(shapes),
                                                   capacity=capacity, min_after_dequeue=min_after_dequeue,

@@ -1,6 +1,8 @@
 """tf.gradients: symbolic differentiation by the C++ gradient registry
 (the graph layer's AddSymbolicGradients), under a "gradients" name scope."""
-from flowvm.tf import ops
+from flowvm.tf.framework import device as pydev
+from flowvm.tf.framework import ops
+from flowvm.tf.ops import array_ops
 
 
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
@@ -35,14 +37,12 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 gys.append(ops.convert_to_tensor(y if gy is None else gy, dtype=y.dtype.base_dtype)
                            if gy is not None else None)
         if any(gy is None for gy in gys):
-            from flowvm.tf import array_ops
             with g.as_default():
                 gys = [array_ops.ones_like(y) if gy is None else gy for y, gy in zip(ys, gys)]
     device = ""
     for spec in g._device_stack:
         if isinstance(spec, str):
-            from flowvm.tf.device_spec import merge_device
-            device = merge_device(device, spec)
+            device = pydev.merge_device(device, spec)
     control = [op._id for op in g._current_control_dependencies([])]
     with g.name_scope(name or "gradients") as scope:
         first = g._c.num_node_ids()

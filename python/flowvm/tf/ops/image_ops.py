@@ -3,12 +3,12 @@ standardization, dtype conversion, brightness, grayscale). Images are
 [height, width, channels] or batches [batch, height, width, channels]."""
 import numpy as np
 
-from flowvm.tf import array_ops
-from flowvm.tf import dtypes
-from flowvm.tf import gen_ops
-from flowvm.tf import math_ops
-from flowvm.tf import ops
-from flowvm.tf import random_ops
+from flowvm.tf.framework import dtypes
+from flowvm.tf.framework import ops
+from flowvm.tf.ops import array_ops
+from flowvm.tf.ops import gen_ops
+from flowvm.tf.ops import math_ops
+from flowvm.tf.ops import random_ops
 
 __all__ = [
     "flip_left_right", "flip_up_down", "random_flip_left_right", "random_flip_up_down", "transpose_image",

@@ -3,18 +3,19 @@ tf.initializers.*): callables `init(shape, dtype=None, partition_info=None)`
 returning a tensor of that shape, as TensorFlow 1.x's init_ops.
 
 Random initializers draw with the graph's random ops, seeded by TensorFlow's
-graph-level / op-level seed rule (get_seed), so a graph seed makes every
+graph-level / op-level seed rule (random_seed.get_seed), so a graph seed makes every
 run of the initializer reproducible.
 """
 import math
 
 import numpy as np
 
-from flowvm.tf import constant_op
-from flowvm.tf import dtypes
-from flowvm.tf import gen_ops
-from flowvm.tf import ops
-from flowvm.tf import tensor_shape
+from flowvm.tf.framework import constant_op
+from flowvm.tf.framework import dtypes
+from flowvm.tf.framework import ops
+from flowvm.tf.framework import random_seed
+from flowvm.tf.framework import tensor_shape
+from flowvm.tf.ops import gen_ops
 
 __all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomUniform", "RandomNormal", "TruncatedNormal",
            "UniformUnitScaling", "VarianceScaling", "Orthogonal", "Identity", "GlorotUniform", "GlorotNormal",
@@ -23,37 +24,6 @@ __all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomUniform", "RandomN
            "variance_scaling_initializer", "orthogonal_initializer", "identity_initializer",
            "glorot_uniform_initializer", "glorot_normal_initializer", "he_normal", "he_uniform", "lecun_normal",
            "lecun_uniform"]
-
-_DEFAULT_GRAPH_SEED = 87654321
-_MAXINT32 = 2 ** 31 - 1
-
-
-def get_seed(op_seed):
-    """TensorFlow's seed rule: (graph seed, op seed) for a random op; (None,
-    None) when neither is set (a fresh seed each run)."""
-    g = ops.get_default_graph()
-    graph_seed = g.seed
-    if graph_seed is not None:
-        if op_seed is None:
-            op_seed = g._c.num_node_ids()  # the graph's last id, as TensorFlow uses
-        seeds = (graph_seed % _MAXINT32, op_seed % _MAXINT32)
-    elif op_seed is not None:
-        seeds = (_DEFAULT_GRAPH_SEED, op_seed % _MAXINT32)
-    else:
-        seeds = (None, None)
-    if seeds == (0, 0):
-        return (0, _MAXINT32)
-    return seeds
-
-
-def _seed_attrs(seed):
-    try:  # the math engineer's random_ops, once merged, is the one rule
-        from flowvm.tf.random_ops import get_seed as rule
-    except ImportError:
-        rule = get_seed
-    s1, s2 = rule(seed)
-    return (s1 or 0), (s2 or 0)
-
 
 def _shape_tensor(shape):
     return constant_op.constant(list(shape), dtype=dtypes.int32, name="shape")
@@ -68,7 +38,7 @@ def _scale_shift(rnd, scale, shift, dtype, name):
 def _random_normal(shape, mean, stddev, dtype, seed, truncated=False):
     name = "truncated_normal" if truncated else "random_normal"
     with ops.name_scope(None, name):
-        s1, s2 = _seed_attrs(seed)
+        s1, s2 = random_seed.seed_attrs(seed)
         op = gen_ops.truncated_normal if truncated else gen_ops.random_standard_normal
         rnd = op(_shape_tensor(shape), dtype, seed=s1, seed2=s2, name="RandomStandardNormal"
                  if not truncated else "TruncatedNormal")
@@ -77,7 +47,7 @@ def _random_normal(shape, mean, stddev, dtype, seed, truncated=False):
 
 def _random_uniform(shape, minval, maxval, dtype, seed):
     with ops.name_scope(None, "random_uniform"):
-        s1, s2 = _seed_attrs(seed)
+        s1, s2 = random_seed.seed_attrs(seed)
         if dtype.is_integer:
             if maxval is None:
                 raise ValueError("Must specify maxval for integer dtype %r" % dtype)
@@ -304,7 +274,7 @@ class Orthogonal(Initializer):
         for d in shape[:-1]:
             num_rows *= d
         num_cols = shape[-1]
-        s1, s2 = get_seed(self.seed)
+        s1, s2 = random_seed.get_seed(self.seed)
         rng = np.random.RandomState(None if s1 is None else (s1 * 7919 + s2) % (2 ** 32))
         a = rng.normal(size=(max(num_rows, num_cols), min(num_rows, num_cols)))
         q, r = np.linalg.qr(a)

@@ -9,10 +9,11 @@ import builtins as _builtins
 
 import numpy as np
 
-from flowvm.tf import dtypes
-from flowvm.tf import gen_ops
-from flowvm.tf import ops
-from flowvm.tf import tensor_util
+from flowvm.tf.framework import dtypes
+from flowvm.tf.framework import ops
+from flowvm.tf.framework import tensor_util
+from flowvm.tf.ops import array_ops
+from flowvm.tf.ops import gen_ops
 
 __all__ = [
     "add", "add_n", "subtract", "multiply", "divide", "div", "div_no_nan", "truediv", "floordiv", "floor_div",
@@ -353,7 +354,6 @@ def tensordot(a, b, axes, name=None):
     """Sum over `axes` of a (last ones) and b (first ones): an int N or a
     pair of axis lists. Needs the contracted and kept dimensions' sizes of
     known rank; free dimensions may be unknown only in a's leading ones."""
-    from flowvm.tf import array_ops
     with ops.name_scope(name, "Tensordot", [a, b, axes]) as name:
         a = _t(a, "a")
         b = _t(b, "b")
@@ -461,7 +461,6 @@ def _reduce(gen_fn, input_tensor, axis, keepdims, name, reduction_indices, keep_
     if axis is None and not keepdims and x.shape.ndims is None:
         # Reducing all of a tensor of unknown rank: over its flattened values,
         # so that the gradient never divides by a rank of 0 (a scalar fed).
-        from flowvm.tf import array_ops
         with ops.name_scope(None, "flatten", [x]):
             flat = array_ops.reshape(x, [-1])
         return gen_fn(flat, np.zeros((), np.int32), keep_dims=False, name=name)
@@ -504,7 +503,6 @@ def reduce_euclidean_norm(input_tensor, axis=None, keepdims=None, name=None):
 
 def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None):
     """log(sum(exp(x))) computed stably (the max is subtracted first)."""
-    from flowvm.tf import array_ops
     axis, keepdims = _axis_arg(axis, reduction_indices, keepdims, keep_dims)
     with ops.name_scope(name, "ReduceLogSumExp", [input_tensor]) as name:
         x = _t(input_tensor, "input_tensor")

@@ -1,11 +1,14 @@
 """tf.metrics: streaming metrics as (value, update_op) pairs over local
 variables ("accuracy/total", "accuracy/count") in the LOCAL_VARIABLES and
 METRIC_VARIABLES collections; run tf.local_variables_initializer() first."""
-from flowvm.tf import array_ops
-from flowvm.tf import dtypes
-from flowvm.tf import gen_ops
-from flowvm.tf import math_ops
-from flowvm.tf import ops
+from flowvm.tf.framework import dtypes
+from flowvm.tf.framework import ops
+from flowvm.tf.ops import array_ops
+from flowvm.tf.ops import gen_ops
+from flowvm.tf.ops import math_ops
+from flowvm.tf.ops import state_ops
+from flowvm.tf.ops import variable_scope
+from flowvm.tf.ops import variables
 
 __all__ = [
     "accuracy", "mean", "mean_squared_error", "mean_absolute_error", "root_mean_squared_error", "precision",
@@ -15,14 +18,8 @@ __all__ = [
 _t = ops.convert_to_tensor
 
 
-def _vs():
-    from flowvm.tf import variable_scope
-    return variable_scope
-
-
 def metric_variable(shape, dtype, validate_shape=True, name=None):
     """A zero-initialized local variable of the metric's scope."""
-    from flowvm.tf import variables
     return variables.Variable(lambda: array_ops.zeros(shape, dtype), trainable=False,
                               collections=[ops.GraphKeys.LOCAL_VARIABLES, ops.GraphKeys.METRIC_VARIABLES],
                               validate_shape=validate_shape, name=name)
@@ -56,7 +53,7 @@ def _weights_like(values, weights):
 
 def mean(values, weights=None, metrics_collections=None, updates_collections=None, name=None):
     """The (weighted) mean of all values seen: (mean, update_op)."""
-    with _vs().variable_scope(name, "mean", (values, weights)):
+    with variable_scope.variable_scope(name, "mean", (values, weights)):
         values = math_ops.cast(_t(values), dtypes.float32)
         total = metric_variable([], dtypes.float32, name="total")
         count = metric_variable([], dtypes.float32, name="count")
@@ -66,7 +63,6 @@ def mean(values, weights=None, metrics_collections=None, updates_collections=Non
             weights = _weights_like(values, math_ops.cast(_t(weights), dtypes.float32))
             values = math_ops.multiply(values, weights)
             num_values = math_ops.reduce_sum(weights)
-        from flowvm.tf import state_ops
         update_total = state_ops.assign_add(total, math_ops.reduce_sum(values))
         with ops.control_dependencies([values]):
             update_count = state_ops.assign_add(count, num_values)
@@ -114,7 +110,7 @@ def root_mean_squared_error(labels, predictions, weights=None, metrics_collectio
 
 
 def _count(name, labels, predictions, weights, want_label, want_pred, metrics_collections, updates_collections):
-    with _vs().variable_scope(name, name, (predictions, labels, weights)):
+    with variable_scope.variable_scope(name, name, (predictions, labels, weights)):
         predictions, labels, weights = _prepare(predictions, labels, weights)
         labels = math_ops.cast(labels, dtypes.bool)
         predictions = math_ops.cast(predictions, dtypes.bool)
@@ -124,7 +120,6 @@ def _count(name, labels, predictions, weights, want_label, want_pred, metrics_co
         if weights is not None:
             hits = hits * weights
         var = metric_variable([], dtypes.float32, name="count")
-        from flowvm.tf import state_ops
         update = state_ops.assign_add(var, math_ops.reduce_sum(hits))
         value = array_ops.identity(var.value(), name="value") if hasattr(var, "value") else var
         _add_to(metrics_collections, value)
@@ -157,7 +152,7 @@ def true_negatives(labels, predictions, weights=None, metrics_collections=None, 
 
 
 def _ratio(name, labels, predictions, weights, other, metrics_collections, updates_collections):
-    with _vs().variable_scope(name, name, (predictions, labels, weights)):
+    with variable_scope.variable_scope(name, name, (predictions, labels, weights)):
         tp, tp_update = true_positives(labels, predictions, weights)
         fx, fx_update = other(labels, predictions, weights)
         value = math_ops.div_no_nan(tp, tp + fx, name="value")

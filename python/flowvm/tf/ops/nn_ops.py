@@ -6,12 +6,12 @@ import numbers
 
 import numpy as np
 
-from flowvm.tf import array_ops
-from flowvm.tf import dtypes
-from flowvm.tf import gen_ops
-from flowvm.tf import math_ops
-from flowvm.tf import ops
-from flowvm.tf import random_ops
+from flowvm.tf.framework import dtypes
+from flowvm.tf.framework import ops
+from flowvm.tf.ops import array_ops
+from flowvm.tf.ops import gen_ops
+from flowvm.tf.ops import math_ops
+from flowvm.tf.ops import random_ops
 
 __all__ = [
     "relu", "relu6", "elu", "selu", "softplus", "softsign", "sigmoid", "tanh", "leaky_relu", "crelu", "swish",

@@ -1,62 +1,26 @@
-"""Random tensors (tf.random_normal, tf.random_uniform, ...) and TensorFlow
-1.x's seed rules: tf.set_random_seed(s) sets the graph-level seed; each op
-then gets (s, its op-level seed or a per-graph counter), so one program
-draws the same numbers every run; with neither seed the runtime picks."""
+"""Random tensors (tf.random_normal, tf.random_uniform, ...), seeded by
+TensorFlow 1.x's rules (framework/random_seed.py)."""
 import numpy as np
 
-from flowvm.tf import dtypes
-from flowvm.tf import gen_ops
-from flowvm.tf import ops
+from flowvm.tf.framework import dtypes
+from flowvm.tf.framework import ops
+from flowvm.tf.framework import random_seed
+from flowvm.tf.ops import array_ops
+from flowvm.tf.ops import gen_ops
 
 __all__ = [
-    "set_random_seed", "get_seed", "random_normal", "truncated_normal", "random_uniform", "random_shuffle",
+    "random_normal", "truncated_normal", "random_uniform", "random_shuffle",
     "multinomial", "random_gamma", "random_poisson", "random_crop",
 ]
 
-DEFAULT_GRAPH_SEED = 87654321
-_MAXINT32 = 2 ** 31 - 1
-
-
-def _truncate_seed(seed):
-    return seed % _MAXINT32
-
-
-def set_random_seed(seed):
-    """Sets the default graph's graph-level seed."""
-    ops.get_default_graph().seed = seed
-
-
-def get_seed(op_seed):
-    """(graph seed, op seed) for an op with `op_seed` (None: not set)."""
-    g = ops.get_default_graph()
-    global_seed = g.seed
-    if global_seed is not None:
-        if op_seed is None:
-            # The number of ops made so far: deterministic for one program.
-            op_seed = g._version
-        seeds = _truncate_seed(global_seed), _truncate_seed(op_seed)
-    elif op_seed is not None:
-        seeds = DEFAULT_GRAPH_SEED, _truncate_seed(op_seed)
-    else:
-        seeds = None, None
-    if seeds == (0, 0):
-        return 0, _MAXINT32
-    return seeds
-
 
 def _shape_tensor(shape):
-    from flowvm.tf import array_ops
     if isinstance(shape, (list, tuple)) and not shape:
         return np.zeros([0], np.int32)
     t = array_ops._shape_tensor(shape)
     if t.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
         raise TypeError("shape must be int32 or int64, got %s" % t.dtype.name)
     return t
-
-
-def _seed_attrs(seed):
-    s1, s2 = get_seed(seed)
-    return (0 if s1 is None else s1), (0 if s2 is None else s2)
 
 
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
@@ -66,7 +30,7 @@ def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, 
         shape_t = _shape_tensor(shape)
         mean_t = ops.convert_to_tensor(mean, dtype=dtype, name="mean")
         stddev_t = ops.convert_to_tensor(stddev, dtype=dtype, name="stddev")
-        s1, s2 = _seed_attrs(seed)
+        s1, s2 = random_seed.seed_attrs(seed)
         rnd = gen_ops.random_standard_normal(shape_t, dtype, seed=s1, seed2=s2)
         return gen_ops.add_v2(gen_ops.mul(rnd, stddev_t), mean_t, name=name)
 
@@ -78,7 +42,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
         shape_t = _shape_tensor(shape)
         mean_t = ops.convert_to_tensor(mean, dtype=dtype, name="mean")
         stddev_t = ops.convert_to_tensor(stddev, dtype=dtype, name="stddev")
-        s1, s2 = _seed_attrs(seed)
+        s1, s2 = random_seed.seed_attrs(seed)
         rnd = gen_ops.truncated_normal(shape_t, dtype, seed=s1, seed2=s2)
         return gen_ops.add_v2(gen_ops.mul(rnd, stddev_t), mean_t, name=name)
 
@@ -96,7 +60,7 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
         shape_t = _shape_tensor(shape)
         minval = ops.convert_to_tensor(minval, dtype=dtype, name="min")
         maxval = ops.convert_to_tensor(maxval, dtype=dtype, name="max")
-        s1, s2 = _seed_attrs(seed)
+        s1, s2 = random_seed.seed_attrs(seed)
         if dtype.is_integer:
             return gen_ops.random_uniform_int(shape_t, minval, maxval, seed=s1, seed2=s2, name=name)
         rnd = gen_ops.random_uniform(shape_t, dtype, seed=s1, seed2=s2)
@@ -105,13 +69,12 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
 
 def random_shuffle(value, seed=None, name=None):
     """`value` shuffled along its first dimension."""
-    s1, s2 = _seed_attrs(seed)
+    s1, s2 = random_seed.seed_attrs(seed)
     return gen_ops.random_shuffle(value, seed=s1, seed2=s2, name=name)
 
 
 def random_crop(value, size, seed=None, name=None):
     """A random slice of `value` of shape `size`."""
-    from flowvm.tf import array_ops
     with ops.name_scope(name, "random_crop", [value, size]) as name:
         value = ops.convert_to_tensor(value, name="value")
         size = ops.convert_to_tensor(size, dtype=dtypes.int32, name="size")

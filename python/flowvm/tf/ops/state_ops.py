@@ -2,8 +2,8 @@
 tf.is_variable_initialized, tf.scatter_update / scatter_add / scatter_sub,
 tf.count_up_to), and the small grouping helper the variable and training
 modules share."""
-from flowvm.tf import gen_ops
-from flowvm.tf import ops
+from flowvm.tf.framework import ops
+from flowvm.tf.ops import gen_ops
 
 __all__ = ["assign", "assign_add", "assign_sub", "is_variable_initialized", "scatter_update", "scatter_add",
            "scatter_sub", "count_up_to"]

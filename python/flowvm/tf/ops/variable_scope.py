@@ -12,11 +12,11 @@ keep the scope's own name ("a/w").
 import inspect
 import traceback
 
-from flowvm.tf import dtypes
-from flowvm.tf import init_ops
-from flowvm.tf import ops
-from flowvm.tf import tensor_shape
-from flowvm.tf import variables
+from flowvm.tf.framework import dtypes
+from flowvm.tf.framework import ops
+from flowvm.tf.framework import tensor_shape
+from flowvm.tf.ops import init_ops
+from flowvm.tf.ops import variables
 
 __all__ = ["VariableScope", "variable_scope", "variable_op_scope", "get_variable_scope", "get_variable",
            "get_local_variable", "no_regularizer", "AUTO_REUSE", "variable", "enable_resource_variables",

@@ -6,11 +6,12 @@ assignments and optimizers take), an Assign "w/Assign" of its initial value
 reads). It converts to "w/read" wherever a Tensor is expected, and to the
 ref when an op needs a mutable input.
 """
-from flowvm.tf import dtypes
-from flowvm.tf import gen_ops
-from flowvm.tf import ops
-from flowvm.tf import state_ops
-from flowvm.tf import tensor_shape
+from flowvm.tf.framework import constant_op
+from flowvm.tf.framework import dtypes
+from flowvm.tf.framework import ops
+from flowvm.tf.framework import tensor_shape
+from flowvm.tf.ops import gen_ops
+from flowvm.tf.ops import state_ops
 
 __all__ = ["Variable", "VariableV1", "global_variables", "all_variables", "local_variables", "trainable_variables",
            "model_variables", "moving_average_variables", "global_variables_initializer",
@@ -122,7 +123,6 @@ class Variable(object):
         """The Variable over existing nodes named by a VariableDef (an
         imported graph's): ref, initializer, snapshot, initial value."""
         from flowvm import variable_pb2
-        from flowvm.tf import meta_graph
         if not isinstance(variable_def, variable_pb2.VariableDef):
             raise TypeError("variable_def must be a VariableDef proto, not %s" % type(variable_def).__name__)
         if variable_def.is_resource:
@@ -135,7 +135,7 @@ class Variable(object):
 
         def element(name, what):
             try:
-                return g.as_graph_element(meta_graph.prepend_name_scope(name, import_scope))
+                return g.as_graph_element(ops.prepend_name_scope(name, import_scope))
             except (KeyError, ValueError) as e:
                 raise ValueError("VariableDef of %s: its %s %r is not in the graph (%s)"
                                  % (variable_def.variable_name, what, name, e))
@@ -300,16 +300,15 @@ class Variable(object):
         """This variable's VariableDef, names relative to `export_scope`
         (None when the variable is outside it)."""
         from flowvm import variable_pb2
-        from flowvm.tf import meta_graph
         if export_scope is not None and not self._variable.name.startswith(export_scope):
             return None
         d = variable_pb2.VariableDef()
-        d.variable_name = meta_graph.strip_name_scope(self._variable.name, export_scope)
+        d.variable_name = ops.strip_name_scope(self._variable.name, export_scope)
         if self._initial_value is not None:
-            d.initial_value_name = meta_graph.strip_name_scope(self._initial_value.name, export_scope)
+            d.initial_value_name = ops.strip_name_scope(self._initial_value.name, export_scope)
         d.trainable = self._trainable
-        d.initializer_name = meta_graph.strip_name_scope(self._initializer_op.name, export_scope)
-        d.snapshot_name = meta_graph.strip_name_scope(self._snapshot.name, export_scope)
+        d.initializer_name = ops.strip_name_scope(self._initializer_op.name, export_scope)
+        d.snapshot_name = ops.strip_name_scope(self._snapshot.name, export_scope)
         return d
 
     @staticmethod
@@ -428,11 +427,9 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
         var_list = global_variables() + local_variables()
     with ops.name_scope(name):
         if not var_list:
-            from flowvm.tf import constant_op
             return constant_op.constant([], dtype=dtypes.string)
         inited = gen_ops.pack([state_ops.is_variable_initialized(v) for v in var_list])
         mask = gen_ops.logical_not(inited)
-        from flowvm.tf import constant_op
         names = constant_op.constant([v.op.name for v in var_list])
         where = gen_ops.where(mask)
         idx = gen_ops.reshape(where, constant_op.constant([-1], dtype=dtypes.int32))

@@ -1,7 +1,7 @@
 """tf.app.run: parses the flags, then runs main and exits with its status."""
 import sys
 
-from flowvm.tf import flags as _flags
+from flowvm.tf.platform import flags as _flags
 
 
 def run(main=None, argv=None):

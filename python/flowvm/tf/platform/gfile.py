@@ -9,7 +9,7 @@ import glob as _glob
 import os
 import shutil
 
-from flowvm.tf import errors
+from flowvm.tf.framework import errors
 
 
 def _local(path):

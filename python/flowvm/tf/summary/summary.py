@@ -5,8 +5,9 @@ the op's scoped name ("train/loss"), prefixed by `family` when given."""
 import contextlib
 import re
 
-from flowvm.tf import gen_ops
-from flowvm.tf import ops
+from flowvm.tf.framework import dtypes
+from flowvm.tf.framework import ops
+from flowvm.tf.ops import gen_ops
 
 __all__ = ["scalar", "histogram", "image", "text", "tensor_summary", "merge", "merge_all",
            "get_summary_description", "audio"]
@@ -79,7 +80,6 @@ def _metadata(plugin_name, display_name=None, description=None, content=b""):
 
 def text(name, tensor, collections=None):
     """A string tensor as a tensor summary for the text plugin."""
-    from flowvm.tf import dtypes
     t = ops.convert_to_tensor(tensor)
     if t.dtype.base_dtype != dtypes.string:
         raise ValueError("Expected tensor %s to have dtype string, got %s" % (t.name, t.dtype))

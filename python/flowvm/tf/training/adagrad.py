@@ -1,10 +1,10 @@
 """tf.train.AdagradOptimizer (ApplyAdagrad): accum += grad^2;
 var -= lr * grad / sqrt(accum). Slot "accumulator" ("w/Adagrad"), starting
 at initial_accumulator_value."""
-from flowvm.tf import gen_ops
-from flowvm.tf import init_ops
-from flowvm.tf import ops
-from flowvm.tf.optimizer import Optimizer, _cast
+from flowvm.tf.framework import ops
+from flowvm.tf.ops import gen_ops
+from flowvm.tf.ops import init_ops
+from flowvm.tf.training.optimizer import Optimizer, _cast
 
 __all__ = ["AdagradOptimizer"]
 

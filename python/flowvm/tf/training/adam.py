@@ -4,10 +4,10 @@ v = beta2 v + (1 - beta2) g^2, var -= lr_t m / (sqrt(v) + epsilon).
 Slots "m" ("w/Adam") and "v" ("w/Adam_1"); beta1_power and beta2_power are
 per-graph variables next to the first variable (by name), multiplied by
 beta1 / beta2 after each step's updates."""
-from flowvm.tf import gen_ops
-from flowvm.tf import ops
-from flowvm.tf import state_ops
-from flowvm.tf.optimizer import Optimizer, _cast
+from flowvm.tf.framework import ops
+from flowvm.tf.ops import gen_ops
+from flowvm.tf.ops import state_ops
+from flowvm.tf.training.optimizer import Optimizer, _cast
 
 __all__ = ["AdamOptimizer"]
 

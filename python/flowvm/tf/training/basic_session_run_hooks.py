@@ -6,9 +6,12 @@ import time
 
 import numpy as np
 
-from flowvm.tf import ops
-from flowvm.tf import tf_logging as logging
-from flowvm.tf.session_run_hook import SessionRunArgs, SessionRunHook
+from flowvm.tf.framework import graph_io
+from flowvm.tf.framework import ops
+from flowvm.tf.platform import tf_logging as logging
+from flowvm.tf.summary.writer import writer_cache
+from flowvm.tf.training import training_util
+from flowvm.tf.training.session_run_hook import SessionRunArgs, SessionRunHook
 
 
 class SecondOrStepTimer(object):
@@ -54,7 +57,6 @@ class SecondOrStepTimer(object):
 
 
 def _global_step_tensor(hook_name):
-    from flowvm.tf import training_util
     step = training_util.get_global_step()
     if step is None:
         raise RuntimeError("Global step should be created to use %s." % hook_name)
@@ -168,16 +170,14 @@ class CheckpointSaverHook(SessionRunHook):
         self._steps_per_run = 1
 
     def begin(self):
-        from flowvm.tf.summary_writer import FileWriterCache
-        self._summary_writer = FileWriterCache.get(self._checkpoint_dir)
+        self._summary_writer = writer_cache.FileWriterCache.get(self._checkpoint_dir)
         self._global_step_tensor = _global_step_tensor("CheckpointSaverHook")
         for listener in self._listeners:
             listener.begin()
 
     def after_create_session(self, session, coord):
         global_step = session.run(self._global_step_tensor)
-        from flowvm.tf import importer
-        importer.write_graph(ops.get_default_graph().as_graph_def(add_shapes=True), self._checkpoint_dir,
+        graph_io.write_graph(ops.get_default_graph().as_graph_def(add_shapes=True), self._checkpoint_dir,
                              "graph.pbtxt")
         self._summary_writer.add_graph(ops.get_default_graph())
         # The state the session starts from (restored or initialized).
@@ -247,8 +247,7 @@ class StepCounterHook(SessionRunHook):
 
     def begin(self):
         if self._summary_writer is None and self._output_dir:
-            from flowvm.tf.summary_writer import FileWriterCache
-            self._summary_writer = FileWriterCache.get(self._output_dir)
+            self._summary_writer = writer_cache.FileWriterCache.get(self._output_dir)
         self._global_step_tensor = _global_step_tensor("StepCounterHook")
         self._summary_tag = self._global_step_tensor.op.name + "/sec"
 
@@ -286,8 +285,7 @@ class SummarySaverHook(SessionRunHook):
 
     def begin(self):
         if self._summary_writer is None and self._output_dir:
-            from flowvm.tf.summary_writer import FileWriterCache
-            self._summary_writer = FileWriterCache.get(self._output_dir)
+            self._summary_writer = writer_cache.FileWriterCache.get(self._output_dir)
         self._next_step = None
         self._global_step_tensor = _global_step_tensor("SummarySaverHook")
 

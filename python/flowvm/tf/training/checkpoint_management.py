@@ -13,7 +13,7 @@ replaced atomically (a temporary file renamed over it).
 import glob
 import os
 
-from flowvm.tf import errors
+from flowvm.tf.framework import errors
 
 __all__ = ["CheckpointState", "get_checkpoint_state", "update_checkpoint_state", "latest_checkpoint",
            "checkpoint_exists", "get_checkpoint_mtimes", "remove_checkpoint", "meta_graph_filename"]

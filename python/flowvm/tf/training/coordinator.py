@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 
-from flowvm.tf import errors
+from flowvm.tf.framework import errors
 
 __all__ = ["Coordinator", "LooperThread"]
 

@@ -1,8 +1,9 @@
 """tf.train.replica_device_setter: places variables on the ps tasks (round
 robin by default) and every other op on the worker device, for
 between-graph replication."""
-from flowvm.tf import tf_logging as logging
-from flowvm.tf.device_spec import DeviceSpec
+from flowvm.tf.framework.device_spec import DeviceSpec
+from flowvm.tf.platform import tf_logging as logging
+from flowvm.tf.training.server_lib import ClusterSpec
 
 STANDARD_PS_OPS = ("Variable", "VariableV2", "AutoReloadVariable", "MutableHashTable", "MutableHashTableV2",
                    "MutableHashTableOfTensors", "MutableHashTableOfTensorsV2", "MutableDenseHashTable",
@@ -59,7 +60,6 @@ def replica_device_setter(ps_tasks=0, ps_device="/job:ps", worker_device="/job:w
     variables) go to ps_device's tasks as ps_strategy picks (round robin),
     the rest to worker_device. With a cluster, ps_tasks is the ps job's size;
     returns None when there are no ps tasks."""
-    from flowvm.tf.server_lib import ClusterSpec
     if cluster is not None:
         spec = cluster.as_dict() if isinstance(cluster, ClusterSpec) else ClusterSpec(cluster).as_dict()
         ps_job = DeviceSpec.from_string(ps_device).job

@@ -1,7 +1,7 @@
 """tf.train.GradientDescentOptimizer: var -= learning_rate * grad (ApplyGradientDescent)."""
-from flowvm.tf import gen_ops
-from flowvm.tf import ops
-from flowvm.tf.optimizer import Optimizer, _cast
+from flowvm.tf.framework import ops
+from flowvm.tf.ops import gen_ops
+from flowvm.tf.training.optimizer import Optimizer, _cast
 
 __all__ = ["GradientDescentOptimizer"]
 

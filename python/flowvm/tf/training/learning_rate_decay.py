@@ -1,9 +1,9 @@
 """Learning-rate schedules of tf.train: exponential_decay, inverse_time_decay,
 natural_exp_decay, polynomial_decay, piecewise_constant. Each is a tensor of
 the global step, evaluated every step."""
-from flowvm.tf import constant_op
-from flowvm.tf import gen_ops
-from flowvm.tf import ops
+from flowvm.tf.framework import constant_op
+from flowvm.tf.framework import ops
+from flowvm.tf.ops import gen_ops
 
 __all__ = ["exponential_decay", "inverse_time_decay", "natural_exp_decay", "polynomial_decay",
            "piecewise_constant"]

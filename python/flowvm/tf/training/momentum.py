@@ -1,9 +1,9 @@
 """tf.train.MomentumOptimizer (ApplyMomentum):
 accum = momentum * accum + grad; var -= lr * accum, or with Nesterov
 var -= lr * grad + lr * momentum * accum. Slot "momentum" ("w/Momentum")."""
-from flowvm.tf import gen_ops
-from flowvm.tf import ops
-from flowvm.tf.optimizer import Optimizer, _cast
+from flowvm.tf.framework import ops
+from flowvm.tf.ops import gen_ops
+from flowvm.tf.training.optimizer import Optimizer, _cast
 
 __all__ = ["MomentumOptimizer"]
 

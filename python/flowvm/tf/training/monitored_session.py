@@ -8,13 +8,20 @@ around each run; and, when a task of the cluster fails mid-run
 one (restoring from the checkpoint), as TensorFlow's _RecoverableSession.
 """
 import sys
-import threading
 import time
 
-from flowvm.tf import errors
-from flowvm.tf import ops
-from flowvm.tf import tf_logging as logging
-from flowvm.tf.session_run_hook import SessionRunArgs, SessionRunContext, SessionRunValues  # noqa: F401
+from flowvm.tf.client import session as session_lib
+from flowvm.tf.framework import errors
+from flowvm.tf.framework import ops
+from flowvm.tf.ops import control_flow_ops
+from flowvm.tf.ops import variables
+from flowvm.tf.platform import tf_logging as logging
+from flowvm.tf.summary import summary as summary_ops
+from flowvm.tf.training import basic_session_run_hooks as hooks_lib
+from flowvm.tf.training import coordinator
+from flowvm.tf.training import queue_runner
+from flowvm.tf.training import saver as saver_lib
+from flowvm.tf.training.session_run_hook import SessionRunArgs, SessionRunContext, SessionRunValues  # noqa: F401
 
 _PREEMPTION_ERRORS = (errors.AbortedError, errors.UnavailableError)
 USE_DEFAULT = object()
@@ -51,8 +58,6 @@ class Scaffold(object):
         self._saver = saver
 
     def finalize(self):
-        from flowvm.tf import variables
-        from flowvm.tf import control_flow_ops
         g = ops.get_default_graph()
         if self._init_op is None:
             self._init_op = Scaffold.get_or_default("init_op", ops.GraphKeys.INIT_OP,
@@ -70,13 +75,11 @@ class Scaffold(object):
                 "local_init_op", ops.GraphKeys.LOCAL_INIT_OP,
                 lambda: control_flow_ops.group(variables.local_variables_initializer(), name="local_init"))
         if self._summary_op is None:
-            from flowvm.tf import summary_ops
             self._summary_op = Scaffold.get_or_default("summary_op", ops.GraphKeys.SUMMARY_OP,
                                                        summary_ops.merge_all)
         if self._saver is None:
-            from flowvm.tf.saver import Saver
             self._saver = Scaffold.get_or_default(
-                "saver", ops.GraphKeys.SAVERS, lambda: Saver(sharded=True, allow_empty=True))
+                "saver", ops.GraphKeys.SAVERS, lambda: saver_lib.Saver(sharded=True, allow_empty=True))
         if not g.finalized:
             g.finalize()
             logging.info("Graph was finalized.")
@@ -132,8 +135,6 @@ class Scaffold(object):
 
     @staticmethod
     def default_local_init_op():
-        from flowvm.tf import variables
-        from flowvm.tf import control_flow_ops
         return control_flow_ops.group(variables.local_variables_initializer())
 
 
@@ -166,8 +167,7 @@ class SessionManager(object):
         self._local_init_feed_dict = local_init_feed_dict
 
     def _new_session(self, master, config):
-        from flowvm.tf.session import Session
-        return Session(master, graph=self._graph, config=config)
+        return session_lib.Session(master, graph=self._graph, config=config)
 
     def _restore_checkpoint(self, master, saver, checkpoint_dir, checkpoint_filename_with_path, config):
         sess = self._new_session(master, config)
@@ -177,8 +177,7 @@ class SessionManager(object):
                 return sess, True
             if saver is None or not checkpoint_dir:
                 return sess, False
-            from flowvm.tf.saver import get_checkpoint_state
-            ckpt = get_checkpoint_state(checkpoint_dir)
+            ckpt = saver_lib.get_checkpoint_state(checkpoint_dir)
             if ckpt is None or not ckpt.model_checkpoint_path:
                 return sess, False
             saver.restore(sess, ckpt.model_checkpoint_path)
@@ -297,52 +296,10 @@ class WorkerSessionCreator(SessionCreator):
 
 
 # ---- the session wrappers -----------------------------------------------------
-class _Coordinator(object):
-    """tf.train.Coordinator's contract, for when queue runners are absent."""
-
-    def __init__(self):
-        self._stop = threading.Event()
-        self._exc_info = None
-        self._lock = threading.Lock()
-        self._threads = []
-
-    def request_stop(self, ex=None):
-        with self._lock:
-            if ex is not None and self._exc_info is None:
-                self._exc_info = ex if isinstance(ex, tuple) else (type(ex), ex, ex.__traceback__)
-            self._stop.set()
-
-    def should_stop(self):
-        return self._stop.is_set()
-
-    def raise_requested_exception(self):
-        with self._lock:
-            if self._exc_info is not None:
-                raise self._exc_info[1].with_traceback(self._exc_info[2])
-
-    def join(self, threads=None, stop_grace_period_secs=120, ignore_live_threads=False):
-        for t in list(threads or []) + self._threads:
-            t.join(stop_grace_period_secs)
-        self.raise_requested_exception()
-
-
-def _new_coordinator():
-    try:
-        from flowvm.tf.coordinator import Coordinator
-    except ImportError:
-        return _Coordinator()
-    return Coordinator()
-
-
 def _start_queue_runners(sess, coord):
-    try:
-        from flowvm.tf import queue_runner
-    except ImportError:
+    if not ops.get_collection(ops.GraphKeys.QUEUE_RUNNERS):
         return []
-    start = getattr(queue_runner, "start_queue_runners", None)
-    if start is None or not ops.get_collection(ops.GraphKeys.QUEUE_RUNNERS):
-        return []
-    return start(sess=sess, coord=coord, daemon=True, start=True) or []
+    return queue_runner.start_queue_runners(sess=sess, coord=coord, daemon=True, start=True) or []
 
 
 class _HookedSession(object):
@@ -450,7 +407,7 @@ class _MonitoredSession(object):
 
     def _create_once(self):
         raw = self._creator.create_session()
-        coord = _new_coordinator()
+        coord = coordinator.Coordinator()
         try:
             threads = _start_queue_runners(raw, coord)
             for hook in self._hooks:
@@ -603,7 +560,6 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
         save_checkpoint_secs = None
     elif save_checkpoint_steps is USE_DEFAULT:
         save_checkpoint_steps = None
-    from flowvm.tf import basic_session_run_hooks as hooks_lib
     scaffold = scaffold or Scaffold()
     if not is_chief:
         creator = WorkerSessionCreator(scaffold=scaffold, master=master, config=config, max_wait_secs=max_wait_secs)

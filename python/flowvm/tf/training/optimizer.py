@@ -8,14 +8,14 @@ with get_variable in a scope named after the variable; non-slot state
 (Adam's beta1_power) is one variable per graph, next to the first variable.
 UPDATE_OPS are not added as dependencies (TensorFlow 1.x does not either).
 """
-from flowvm.tf import dtypes
-from flowvm.tf import gen_ops
-from flowvm.tf import gradients_impl
-from flowvm.tf import init_ops
-from flowvm.tf import ops
-from flowvm.tf import state_ops
-from flowvm.tf import variable_scope
-from flowvm.tf import variables
+from flowvm.tf.framework import dtypes
+from flowvm.tf.framework import ops
+from flowvm.tf.ops import gen_ops
+from flowvm.tf.ops import gradients_impl
+from flowvm.tf.ops import init_ops
+from flowvm.tf.ops import state_ops
+from flowvm.tf.ops import variable_scope
+from flowvm.tf.ops import variables
 
 __all__ = ["Optimizer"]
 

@@ -12,8 +12,9 @@ import logging
 import threading
 import weakref
 
-from flowvm.tf import errors
-from flowvm.tf import ops
+from flowvm.tf.client import session as session_lib
+from flowvm.tf.framework import errors
+from flowvm.tf.framework import ops
 
 __all__ = ["QueueRunner", "add_queue_runner", "start_queue_runners"]
 
@@ -146,7 +147,6 @@ def add_queue_runner(qr, collection=ops.GraphKeys.QUEUE_RUNNERS):
 
 def start_queue_runners(sess=None, coord=None, daemon=True, start=True, collection=ops.GraphKeys.QUEUE_RUNNERS):
     """Starts the threads of every QueueRunner in the collection of sess's graph; returns them."""
-    from flowvm.tf import session as session_lib
     if sess is None:
         sess = ops.get_default_session()
         if not sess:

@@ -6,10 +6,10 @@ centered=True (ApplyCenteredRMSProp) also keeps the mean gradient
 mg = decay mg + (1 - decay) g and divides by sqrt(ms - mg^2 + epsilon); its
 slot "mg" is made between the two others, as TensorFlow does, so the slots
 are "w/RMSProp" (rms), "w/RMSProp_1" (mg) and "w/RMSProp_2" (momentum)."""
-from flowvm.tf import gen_ops
-from flowvm.tf import init_ops
-from flowvm.tf import ops
-from flowvm.tf.optimizer import Optimizer, _cast
+from flowvm.tf.framework import ops
+from flowvm.tf.ops import gen_ops
+from flowvm.tf.ops import init_ops
+from flowvm.tf.training.optimizer import Optimizer, _cast
 
 __all__ = ["RMSPropOptimizer"]
 

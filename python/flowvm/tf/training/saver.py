@@ -19,13 +19,16 @@ the same), V1 checkpoints, and custom builders.
 import os
 import time
 
-from flowvm.tf import checkpoint_management
-from flowvm.tf import errors
-from flowvm.tf import gen_ops
-from flowvm.tf import meta_graph
-from flowvm.tf import ops
-from flowvm.tf import state_ops
-from flowvm.tf import variables
+from flowvm.tf.client import session as session_lib
+from flowvm.tf.framework import errors
+from flowvm.tf.framework import meta_graph
+from flowvm.tf.framework import ops
+from flowvm.tf.ops import gen_ops
+from flowvm.tf.ops import state_ops
+from flowvm.tf.ops import variables
+from flowvm.tf.platform import tf_logging
+from flowvm.tf.training import checkpoint_management
+from flowvm.tf.training import training_util
 
 __all__ = ["Saver", "latest_checkpoint", "get_checkpoint_state", "update_checkpoint_state", "checkpoint_exists",
            "get_checkpoint_mtimes", "remove_checkpoint", "export_meta_graph", "import_meta_graph"]
@@ -207,12 +210,10 @@ class Saver(object):
             latest_filename = "checkpoint"
         if os.path.split(latest_filename)[0]:
             raise ValueError("'latest_filename' must not contain path components")
-        from flowvm.tf import session as session_lib
         if not isinstance(sess, session_lib.BaseSession):
             raise TypeError("'sess' must be a Session; %s" % sess)
         if global_step is not None:
             if not isinstance(global_step, int):
-                from flowvm.tf import training_util
                 global_step = training_util.global_step(sess, global_step)
             checkpoint_file = ("%s-%08d" if self._pad_step_number else "%s-%d") % (save_path, global_step)
         else:
@@ -336,7 +337,6 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
         if variables.global_variables(import_scope) + ops.get_collection(ops.GraphKeys.SAVEABLE_OBJECTS,
                                                                           import_scope):
             return Saver()
-        from flowvm.tf import tf_logging
         tf_logging.info("Saver not created because there are no variables in the graph to restore")
         return None
 

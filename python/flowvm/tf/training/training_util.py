@@ -1,10 +1,10 @@
 """The global step: tf.train.get_global_step, create_global_step,
 get_or_create_global_step, global_step, assert_global_step."""
-from flowvm.tf import dtypes
-from flowvm.tf import init_ops
-from flowvm.tf import ops
-from flowvm.tf import variable_scope
-from flowvm.tf import variables
+from flowvm.tf.framework import dtypes
+from flowvm.tf.framework import ops
+from flowvm.tf.ops import init_ops
+from flowvm.tf.ops import variable_scope
+from flowvm.tf.ops import variables
 
 __all__ = ["get_global_step", "create_global_step", "get_or_create_global_step", "global_step",
            "assert_global_step"]

@@ -1,12 +1,12 @@
 """tf.losses: weighted, reduced losses added to the LOSSES collection
 (TensorFlow 1.x's default reduction: the sum over the number of non-zero
 weights), and the collection helpers get_losses / get_total_loss."""
-from flowvm.tf import array_ops
-from flowvm.tf import dtypes
-from flowvm.tf import gen_ops
-from flowvm.tf import math_ops
-from flowvm.tf import nn_ops
-from flowvm.tf import ops
+from flowvm.tf.framework import dtypes
+from flowvm.tf.framework import ops
+from flowvm.tf.ops import array_ops
+from flowvm.tf.ops import gen_ops
+from flowvm.tf.ops import math_ops
+from flowvm.tf.ops import nn_ops
 
 __all__ = [
     "Reduction", "compute_weighted_loss", "absolute_difference", "mean_squared_error", "log_loss", "hinge_loss",

@@ -1,4 +1,4 @@
-"""tf.summary.FileWriter and FileWriterCache over flowvm's event-file
+"""tf.summary.FileWriter over flowvm's event-file
 writer (_flowvm.SummaryWriter): TensorBoard event files that `flowvm board`
 and TensorBoard read. Events are queued in memory and written by the
 writer's thread every flush_secs, when max_queue are pending, and on
@@ -7,9 +7,9 @@ import threading
 import time
 
 from flowvm import _flowvm
-from flowvm.tf import ops
+from flowvm.tf.framework import ops
 
-__all__ = ["FileWriter", "FileWriterCache"]
+__all__ = ["FileWriter"]
 
 
 class FileWriter(object):
@@ -140,25 +140,3 @@ class FileWriter(object):
         self.close()
         return False
 
-
-class FileWriterCache(object):
-    """One FileWriter per log directory, shared by whoever asks for it."""
-
-    _cache = {}
-    _lock = threading.RLock()
-
-    @staticmethod
-    def clear():
-        with FileWriterCache._lock:
-            for w in FileWriterCache._cache.values():
-                w.close()
-            FileWriterCache._cache = {}
-
-    @staticmethod
-    def get(logdir):
-        with FileWriterCache._lock:
-            w = FileWriterCache._cache.get(logdir)
-            if w is None:
-                w = FileWriter(logdir, graph=ops.get_default_graph())
-                FileWriterCache._cache[logdir] = w
-            return w
