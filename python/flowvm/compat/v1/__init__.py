@@ -7,6 +7,13 @@ clusters use TensorFlow 1.x's names, signatures and defaults; programs
 written for it run with only the import line changed (or unchanged, under
 `python3 -m flowvm.tf1 SCRIPT.py`).
 """
+from flowvm._alias import install_prefix_alias as _install_prefix_alias
+
+# flowvm.compat.v1.python.<X> is the implementation module flowvm.tf.<X>, so
+# TensorFlow's internal import paths (`from tensorflow.python.framework
+# import ops` under the runner) name the same module objects.
+_install_prefix_alias("flowvm.compat.v1.python", "flowvm.tf")
+
 # The implementation modules, in dependency order; each one's __all__ is
 # what it adds to this namespace.
 from flowvm.tf.framework.dtypes import *  # noqa: F401,F403
