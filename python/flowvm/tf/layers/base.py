@@ -10,9 +10,11 @@ from flowvm.tf.framework import dtypes
 from flowvm.tf.framework import ops
 from flowvm.tf.ops import variable_scope as vs
 
+
 def _snake(name):
     s = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
     return re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()
+
 
 class Layer(object):
     """The base of tf.layers' classes: a scope, weights, updates and losses."""

@@ -8,6 +8,7 @@ from flowvm.tf.ops import nn_ops
 
 __all__ = ["Conv1D", "Conv2D", "Conv3D", "conv1d", "conv2d", "conv3d"]
 
+
 class _Conv(base.Layer):
     def __init__(self, rank, filters, kernel_size, strides=1, padding="valid", data_format="channels_last",
                  dilation_rate=1, activation=None, use_bias=True, kernel_initializer=None,
@@ -91,6 +92,7 @@ class Conv3D(_Conv):
     def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid", data_format="channels_last",
                  dilation_rate=(1, 1, 1), **kwargs):
         super(Conv3D, self).__init__(3, filters, kernel_size, strides, padding, data_format, dilation_rate, **kwargs)
+
 
 def _conv(cls, inputs, filters, kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
           kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,

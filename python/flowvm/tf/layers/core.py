@@ -12,6 +12,7 @@ from flowvm.tf.ops import nn_ops
 
 __all__ = ["Dense", "Dropout", "Flatten", "dense", "dropout", "flatten"]
 
+
 class Dense(base.Layer):
     """outputs = activation(inputs @ kernel + bias)."""
 
@@ -52,6 +53,7 @@ class Dense(base.Layer):
             outputs = nn_ops.bias_add(outputs, self.bias)
         return self.activation(outputs) if self.activation is not None else outputs
 
+
 class Dropout(base.Layer):
     """Drops inputs with probability `rate` when training (identity otherwise)."""
 
@@ -89,6 +91,7 @@ class Flatten(base.Layer):
             return out
         return array_ops.reshape(inputs, [array_ops.shape(inputs)[0], -1])
 
+
 def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None, bias_initializer=None,
           kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
           bias_constraint=None, trainable=True, name=None, reuse=None):
@@ -98,6 +101,7 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
                   kernel_constraint=kernel_constraint, bias_constraint=bias_constraint, trainable=trainable,
                   name=name, _scope=name, _reuse=reuse)
     return layer.apply(inputs)
+
 
 def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=None):
     """Dropout when `training` (a Python bool or a bool tensor); identity otherwise."""

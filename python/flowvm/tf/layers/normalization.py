@@ -17,6 +17,7 @@ from flowvm.tf.ops import state_ops
 
 __all__ = ["BatchNormalization", "batch_normalization"]
 
+
 class BatchNormalization(base.Layer):
     """Normalizes by the batch's statistics when training (and updates the
     moving mean and variance, through UPDATE_OPS) or by the moving ones."""
@@ -145,12 +146,14 @@ class BatchNormalization(base.Layer):
         self.add_update(self._assign_moving_average(self.moving_variance, variance, decay))
         return out
 
+
 def _has_op(name):
     try:
         ops.get_op_def(name)
         return True
     except Exception:  # noqa: BLE001 - not registered
         return False
+
 
 def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
                         beta_initializer=None, gamma_initializer=None, moving_mean_initializer=None,

@@ -9,6 +9,7 @@ __all__ = ["MaxPooling1D", "MaxPooling2D", "MaxPooling3D", "AveragePooling1D", "
            "AveragePooling3D", "max_pooling1d", "max_pooling2d", "max_pooling3d", "average_pooling1d",
            "average_pooling2d", "average_pooling3d"]
 
+
 class _Pooling(base.Layer):
     def __init__(self, rank, kind, pool_size, strides, padding="valid", data_format="channels_last", name=None,
                  **kwargs):
@@ -51,6 +52,7 @@ MaxPooling3D = _pool_class(3, "max", "MaxPooling3D")
 AveragePooling1D = _pool_class(1, "avg", "AveragePooling1D")
 AveragePooling2D = _pool_class(2, "avg", "AveragePooling2D")
 AveragePooling3D = _pool_class(3, "avg", "AveragePooling3D")
+
 
 def _pool_fn(cls):
     def fn(inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None):

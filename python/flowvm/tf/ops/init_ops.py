@@ -25,6 +25,7 @@ __all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomUniform", "RandomN
            "glorot_uniform_initializer", "glorot_normal_initializer", "he_normal", "he_uniform", "lecun_normal",
            "lecun_uniform"]
 
+
 def _shape_tensor(shape):
     return constant_op.constant(list(shape), dtype=dtypes.int32, name="shape")
 
