@@ -111,7 +111,7 @@ class Saver(object):
         d.CopyFrom(saver_def)
         if self._name:
             for field in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
-                setattr(d, field, meta_graph.prepend_name_scope(getattr(d, field), self._name))
+                setattr(d, field, ops.prepend_name_scope(getattr(d, field), self._name))
         for field in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
             if not getattr(d, field):
                 raise ValueError("saver_def must specify the %s: %s" % (field, saver_def))
@@ -269,7 +269,7 @@ class Saver(object):
         d = SaverDef()
         d.CopyFrom(self.saver_def)
         for field in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
-            setattr(d, field, meta_graph.strip_name_scope(getattr(d, field), export_scope))
+            setattr(d, field, ops.strip_name_scope(getattr(d, field), export_scope))
         return d
 
     @staticmethod
@@ -287,8 +287,8 @@ class Saver(object):
                                  strip_default_attrs=strip_default_attrs, save_debug_info=save_debug_info)
 
 
-meta_graph.register_proto_function(ops.GraphKeys.SAVERS, proto_type=SaverDef, to_proto=Saver.to_proto,
-                                   from_proto=Saver.from_proto)
+ops.register_proto_function(ops.GraphKeys.SAVERS, proto_type=SaverDef, to_proto=Saver.to_proto,
+                            from_proto=Saver.from_proto)
 
 
 def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_def=None, collection_list=None,
