@@ -64,12 +64,9 @@ class Dropout(base.Layer):
         self.seed = seed
 
     def call(self, inputs, training=False):
-        if isinstance(training, (bool, np.bool_)) or training is None:
-            if not training:
-                return array_ops.identity(inputs)
+        def dropped():
             return nn_ops.dropout(inputs, noise_shape=self.noise_shape, seed=self.seed, rate=self.rate)
-        dropped = nn_ops.dropout(inputs, noise_shape=self.noise_shape, seed=self.seed, rate=self.rate)
-        return utils.select_training(training, dropped, array_ops.identity(inputs))
+        return utils.smart_cond(training, dropped, lambda: array_ops.identity(inputs))
 
 
 class Flatten(base.Layer):

@@ -3,8 +3,6 @@
 It normalizes by the batch's statistics when training and by the moving
 mean and variance otherwise; the moving averages' updates go to the
 UPDATE_OPS collection."""
-import numpy as np
-
 from flowvm.tf.framework import dtypes
 from flowvm.tf.framework import ops
 from flowvm.tf.layers import base
@@ -96,25 +94,21 @@ class BatchNormalization(base.Layer):
 
     def call(self, inputs, training=False):
         nd = inputs.shape.ndims
-        static = isinstance(training, (bool, np.bool_, int)) or training is None
+        training_value = utils.constant_value(training)  # None: a tensor decides at run time
         if self.fused:
-            return self._fused_call(inputs, training, static)
+            return self._fused_call(inputs, training, training_value)
         reduction = [i for i in range(nd) if i not in self._axes]
         gamma, beta = self._broadcast(self.gamma, nd), self._broadcast(self.beta, nd)
         mm, mv = self._broadcast(self.moving_mean.value(), nd), self._broadcast(self.moving_variance.value(), nd)
-        if static and not training:
+        if training_value is False:
             return nn_ops.batch_normalization(inputs, mm, mv, beta, gamma, self.epsilon)
         keep = len(self._axes) > 1
         mean, variance = nn_ops.moments(math_ops.cast(inputs, self.moving_mean.dtype.base_dtype), reduction,
                                         keep_dims=keep)
-        if static:
-            use_mean, use_var = self._broadcast(mean, nd), self._broadcast(variance, nd)
-            decay = 1.0 - self.momentum
-        else:
-            use_mean = utils.select_training(training, self._broadcast(mean, nd), mm)
-            use_var = utils.select_training(training, self._broadcast(variance, nd), mv)
-            decay = utils.select_training(training, ops.convert_to_tensor(1.0 - self.momentum, dtype=mean.dtype),
-                                     ops.convert_to_tensor(0.0, dtype=mean.dtype))
+        batch_mean, batch_var = self._broadcast(mean, nd), self._broadcast(variance, nd)
+        use_mean = utils.smart_cond(training, lambda: batch_mean, lambda: mm)
+        use_var = utils.smart_cond(training, lambda: batch_var, lambda: mv)
+        decay = self._decay(training, training_value, mean.dtype)
         outputs = nn_ops.batch_normalization(inputs, math_ops.cast(use_mean, inputs.dtype.base_dtype),
                                              math_ops.cast(use_var, inputs.dtype.base_dtype), beta, gamma,
                                              self.epsilon)
@@ -122,7 +116,15 @@ class BatchNormalization(base.Layer):
         self.add_update(self._assign_moving_average(self.moving_variance, variance, decay))
         return outputs
 
-    def _fused_call(self, inputs, training, static):
+    def _decay(self, training, training_value, dtype):
+        """How far the moving averages move: 1 - momentum when training, 0
+        (no change) when not."""
+        if training_value is not None:
+            return 1.0 - self.momentum if training_value else 0.0
+        return utils.smart_cond(training, lambda: ops.convert_to_tensor(1.0 - self.momentum, dtype=dtype),
+                                lambda: ops.convert_to_tensor(0.0, dtype=dtype))
+
+    def _fused_call(self, inputs, training, training_value):
         fmt = "NHWC" if self._axes[0] == 3 else "NCHW"
         c = self._param_shape[0]
         gamma = self.gamma if self.gamma is not None else array_ops.ones([c], self.moving_mean.dtype.base_dtype)
@@ -132,16 +134,12 @@ class BatchNormalization(base.Layer):
             return nn_ops.fused_batch_norm(inputs, gamma, beta, mean=self.moving_mean.value(),
                                            variance=self.moving_variance.value(), epsilon=self.epsilon,
                                            data_format=fmt, is_training=False)[0]
-        if static and not training:
+        if training_value is False:
             return infer()
         out, mean, variance = nn_ops.fused_batch_norm(inputs, gamma, beta, epsilon=self.epsilon, data_format=fmt,
                                                       is_training=True)
-        if static:
-            decay = 1.0 - self.momentum
-        else:
-            out = utils.select_training(training, out, infer())
-            decay = utils.select_training(training, ops.convert_to_tensor(1.0 - self.momentum, dtype=mean.dtype),
-                                     ops.convert_to_tensor(0.0, dtype=mean.dtype))
+        out = utils.smart_cond(training, lambda: out, infer)
+        decay = self._decay(training, training_value, mean.dtype)
         self.add_update(self._assign_moving_average(self.moving_mean, mean, decay))
         self.add_update(self._assign_moving_average(self.moving_variance, variance, decay))
         return out

@@ -1,10 +1,8 @@
 """What the layers share (TensorFlow's layers/utils.py): argument checks,
-and the choice between a training and an inference value."""
-import numpy as np
-
-from flowvm.tf.framework import dtypes
-from flowvm.tf.framework import ops
-from flowvm.tf.ops import array_ops
+and the choice between a training and an inference value (smart_cond)."""
+from flowvm.tf.framework import smart_cond as smart_module
+from flowvm.tf.ops import control_flow_ops
+from flowvm.tf.ops import variables
 
 
 def normalize_tuple(value, n, name):
@@ -31,11 +29,23 @@ def normalize_data_format(data_format, rank=None):
     return df
 
 
-def select_training(training, true_value, false_value):
-    """true_value if training else false_value; a bool tensor picks at run time."""
-    if isinstance(training, (bool, np.bool_)) or training is None:
-        return true_value if training else false_value
-    if isinstance(training, (int, np.integer)):
-        return true_value if training else false_value
-    training = ops.convert_to_tensor(training, dtype=dtypes.bool)
-    return array_ops.where_v2(training, true_value, false_value)
+def constant_value(pred):
+    """tf.layers' `training` as a Python bool when it is known while the graph
+    is built (None is False, the layers' default), or None when a bool tensor
+    (or a variable) decides at run time (TensorFlow's utils.constant_value)."""
+    if pred is None:
+        return False
+    if isinstance(pred, variables.Variable):
+        return None
+    return smart_module.smart_constant_value(pred)
+
+
+def smart_cond(pred, true_fn=None, false_fn=None, name=None):
+    """true_fn() if pred else false_fn(): picked now when `pred` is known
+    (constant_value), else a tf.cond, whose outputs keep the branches' common
+    static shape (TensorFlow's utils.smart_cond)."""
+    if pred is None:
+        return false_fn()
+    if isinstance(pred, variables.Variable):
+        return control_flow_ops.cond(pred, true_fn=true_fn, false_fn=false_fn, name=name)
+    return smart_module.smart_cond(pred, true_fn=true_fn, false_fn=false_fn, name=name)
