@@ -18,6 +18,15 @@
 //     soonest, counting the device's queue, its compute time there and the
 //     transfers of its inputs (runtime/cost_model.h). A cheap source node
 //     feeding a single consumer follows that consumer.
+//  4. Control-flow nodes go where TensorFlow's partitioner puts them,
+//     whatever they requested: a NextIteration beside its Merge (a back
+//     edge cannot cross devices: its request counts last in the group and
+//     gives way), and, when alone in their colocation group, a Switch to
+//     its data input's device, an Exit to its input's and a non-reference
+//     Enter to its first consumer's (through chains of such nodes). The
+//     partitioner builds the control loops a loop spread over devices
+//     needs (runtime/partition.h). The placement line of a moved node says
+//     what it followed and which request gave way.
 //
 // Unsatisfiable constraints are InvalidArgument naming the nodes, their
 // requests and the devices tried; with soft placement, a request that no
@@ -57,7 +66,8 @@ struct NodePlacement {
   std::string node;
   std::string device;
   // Why: "requested /device:CPU:1", "colocated with w (reference input)",
-  // "cost model: ...", "only feasible device", "kept from an earlier step".
+  // "cost model: ...", "only feasible device", "kept from an earlier step",
+  // "beside x, its data input: a Switch runs where ... gives way".
   std::string reason;
 };
 
