@@ -1,6 +1,5 @@
 #include "runtime/placer.h"
 
-#include <functional>
 #include <numeric>
 #include <set>
 
@@ -38,11 +37,11 @@ struct Member {
   // ("ignoring device specification ... because the input edge ... is a
   // reference connection").
   bool uses_state = false;
-  // A NextIteration: it runs beside its Merge (the loop's back edge cannot
-  // cross devices), so its request counts last and gives way on a conflict,
-  // as TensorFlow moves it to its Merge's device.
-  bool follows_merge = false;
-  std::string gave_way;  // set when its request was dropped: why
+  // A control-flow node that goes where TensorFlow's partitioner puts it
+  // (see FollowTarget): its request is not merged into the group's, only
+  // checked on its own, and its placement line says when the group's
+  // device does not match it.
+  bool follower = false;
 };
 
 // What one group asks for and where it may go.
@@ -89,11 +88,12 @@ std::vector<bool> KernelFeasible(const Group& g, const std::vector<PlacementDevi
 // conflict (a soft-placed group drops the later unpinned request instead).
 Status MergeRequests(Group* g, bool soft) {
   // Pinned members first: their device is not negotiable; then the rest,
-  // then the members that only use another's state, and last the
-  // NextIterations that follow their Merge.
-  for (int pass = 0; pass < 4; ++pass) {
-    for (Member& m : g->members) {
-      const int member_pass = m.pinned ? 0 : m.follows_merge ? 3 : m.uses_state ? 2 : 1;
+  // and last the members that only use another's state. Followers go
+  // where the group goes.
+  for (int pass = 0; pass < 3; ++pass) {
+    for (const Member& m : g->members) {
+      if (m.follower && !m.pinned) continue;
+      const int member_pass = m.pinned ? 0 : m.uses_state ? 2 : 1;
       if (member_pass != pass) continue;
       if (m.pinned) g->pinned = true;
       Status s = MergeDeviceSpecs(&g->spec, m.spec);
@@ -101,11 +101,6 @@ Status MergeRequests(Group* g, bool soft) {
         if (g->spec_owner.empty() && (m.spec.has_job || m.spec.has_replica || m.spec.has_task || m.spec.has_type ||
                                       m.spec.has_id))
           g->spec_owner = m.node->name();
-        continue;
-      }
-      if (m.follows_merge && !m.pinned) {
-        m.gave_way = "its request '" + DeviceNameToString(m.spec) +
-                     "' gives way: a NextIteration runs beside its Merge (as in TensorFlow)";
         continue;
       }
       if (m.uses_state && !m.pinned) {
@@ -163,18 +158,20 @@ Status FindCandidates(Group* g, const std::vector<PlacementDevice>& devices, boo
 }
 
 // TensorFlow's partitioner moves some control-flow nodes after placement
-// (OptimizeControlFlowColocation), whatever they requested: a Switch to
-// its data input's device (a conditional read of a remote variable reads
-// it there), an Exit to its input's, a non-reference Enter to its first
-// consumer's (a NextIteration goes to its Merge's: see Member). It saves
-// transfers and keeps a loop on as few devices as possible. Only a node
-// alone in its colocation group moves: a reference or resource edge
-// already keeps it beside the node it would follow, and the `_class` a
-// GraphDef gives it is kept.
+// (OptimizeControlFlowColocation), whatever they requested: a NextIteration
+// to its Merge's device (here the loop's back edge ties them anyway), a
+// Switch to its data input's (a conditional read of a remote variable
+// reads it there), an Exit to its input's and a non-reference Enter to its
+// first consumer's. It saves transfers and keeps a loop on as few devices
+// as possible. Here such a node joins the group of the node it follows
+// before the groups are placed, so the cost model sees where it runs. Only
+// a node alone in its group joins (a reference or resource edge already
+// ties it to the node it would follow, and a `_class` it was given is
+// kept), and only one with a kernel on every device type (joining must not
+// narrow where the group may go).
 struct FollowRule {
   const Node* target = nullptr;
-  const char* what = "";  // "its data input"
-  const char* why = "";   // "a Switch runs where the value it routes is"
+  std::string why;  // "beside x, its data input: ..."
 };
 
 FollowRule FollowTarget(const Node* n) {
@@ -183,17 +180,23 @@ FollowRule FollowTarget(const Node* n) {
     const Edge* in = n->num_inputs() > 0 ? n->input_edge(0) : nullptr;
     if (in == nullptr) return rule;
     rule.target = in->src();
-    rule.what = n->IsSwitch() ? "its data input" : "its input";
-    rule.why = n->IsSwitch() ? "a Switch runs where the value it routes is" : "an Exit runs where its input is";
+    rule.why = n->IsSwitch() ? ", its data input: a Switch runs where the value it routes is"
+                             : ", its input: an Exit runs where its input is";
   } else if (n->IsEnter() && n->num_inputs() > 0 && !IsRefType(n->input_type(0))) {
     // TensorFlow takes the first data out-edge; ours are in the order the
     // GraphDef made them, so the lowest id keeps the choice stable.
     for (const Edge* e : n->out_edges())
       if (!e->IsControlEdge() && (rule.target == nullptr || e->dst()->id() < rule.target->id())) rule.target = e->dst();
-    rule.what = "its first consumer";
-    rule.why = "an Enter runs where its value is used";
+    rule.why = ", its first consumer: an Enter runs where its value is used";
   }
+  if (rule.target != nullptr) rule.why = "beside " + rule.target->name() + rule.why + " (as in TensorFlow)";
   return rule;
+}
+
+bool HasKernelEverywhere(const Node* n, const std::vector<PlacementDevice>& devices) {
+  for (const PlacementDevice& d : devices)
+    if (!HasKernel(d.type, n->def())) return false;
+  return true;
 }
 
 }  // namespace
@@ -240,6 +243,27 @@ Status PlaceGraph(Graph* graph, const std::vector<PlacementDevice>& devices, con
     }
   }
 
+  // Control-flow nodes join the node they follow (FollowTarget). Whether a
+  // node is alone is decided before any joins, so chains (an Exit follows
+  // a Switch that follows its Merge) end up in one group.
+  std::vector<int> group_size(n_ids, 0);
+  for (Node* n : nodes) ++group_size[uf.Find(n->id())];
+  std::vector<bool> follower(n_ids, false);
+  std::vector<std::pair<int, int>> joins;
+  for (Node* n : nodes) {
+    if (n->IsNextIteration()) {
+      for (const Edge* e : n->out_edges()) follower[n->id()] = follower[n->id()] || e->IsBackEdge();
+      continue;
+    }
+    if (group_size[uf.Find(n->id())] != 1 || !HasKernelEverywhere(n, devices)) continue;
+    FollowRule rule = FollowTarget(n);
+    if (rule.target == nullptr) continue;
+    follower[n->id()] = true;
+    colocated_with[n->id()] = std::move(rule.why);
+    joins.emplace_back(n->id(), rule.target->id());
+  }
+  for (auto [a, b] : joins) uf.Union(a, b);
+
   std::vector<int> group_of(n_ids, -1);
   std::vector<Group> groups;
   std::map<int, int> group_of_root;
@@ -252,7 +276,7 @@ Status PlaceGraph(Graph* graph, const std::vector<PlacementDevice>& devices, con
     m.node = n;
     m.colocated_with = colocated_with[n->id()];
     m.uses_state = uses_state[n->id()];
-    m.follows_merge = n->IsNextIteration();
+    m.follower = follower[n->id()];
     std::string requested = n->requested_device();
     if (options.pinned != nullptr) {
       auto p = options.pinned->find(n->name());
@@ -271,6 +295,17 @@ Status PlaceGraph(Graph* graph, const std::vector<PlacementDevice>& devices, con
   for (Group& g : groups) {
     FLOWVM_RETURN_IF_ERROR(MergeRequests(&g, options.allow_soft_placement));
     FLOWVM_RETURN_IF_ERROR(FindCandidates(&g, devices, options.allow_soft_placement));
+    // A follower's request is checked as TensorFlow's placer checks it
+    // before its partitioner moves the node: a device that does not exist
+    // (or has no kernel for it) is an error unless soft placement drops it.
+    for (const Member& m : g.members) {
+      if (!m.follower || m.pinned || m.node->requested_device().empty()) continue;
+      Group alone;
+      alone.members.push_back(m);
+      alone.members.back().follower = false;
+      FLOWVM_RETURN_IF_ERROR(MergeRequests(&alone, options.allow_soft_placement));
+      FLOWVM_RETURN_IF_ERROR(FindCandidates(&alone, devices, options.allow_soft_placement));
+    }
   }
 
   std::vector<SimGroup> sim(groups.size());
@@ -291,50 +326,22 @@ Status PlaceGraph(Graph* graph, const std::vector<PlacementDevice>& devices, con
     FLOWVM_RETURN_IF_ERROR(SimulatePlacement(*graph, devices, model, group_of, &sim, &cost_reasons));
   }
 
-  // Control-flow nodes that follow a neighbour (FollowTarget), resolved
-  // through chains (an Exit follows a Switch that follows its Merge); a
-  // cycle of followers stays where the first of them was placed.
-  std::vector<int> device_of(n_ids, -1);
-  std::vector<std::string> moved(n_ids);
-  std::vector<char> state(n_ids, 0);  // 0 not seen, 1 resolving, 2 done
-  std::function<int(const Node*)> resolve = [&](const Node* n) -> int {
-    const int id = n->id();
-    const int placed = sim[group_of[id]].assigned;
-    if (state[id] == 2) return device_of[id];
-    if (state[id] == 1) return placed;
-    state[id] = 1;
-    int d = placed;
-    const Group& g = groups[group_of[id]];
-    const FollowRule rule = g.members.size() == 1 && !g.pinned ? FollowTarget(n) : FollowRule();
-    if (rule.target != nullptr) {
-      d = resolve(rule.target);
-      if (d != placed && !HasKernel(devices[d].type, n->def())) d = placed;
-      if (d != placed) {
-        moved[id] = "beside " + rule.target->name() + ", " + rule.what + ": " + rule.why + " (as in TensorFlow)";
-        const DeviceNameParts& spec = g.members[0].spec;
-        if (!n->requested_device().empty() && !DeviceSpecMatches(spec, devices[d].parsed))
-          moved[id] += "; its request '" + n->requested_device() + "' gives way";
-      }
-    }
-    state[id] = 2;
-    device_of[id] = d;
-    return d;
-  };
-  for (Node* n : nodes) resolve(n);
-
   for (Node* n : nodes) {
     const int gi = group_of[n->id()];
     const Group& g = groups[gi];
-    const PlacementDevice& d = devices[device_of[n->id()]];
+    const PlacementDevice& d = devices[sim[gi].assigned];
     n->set_assigned_device(d.name);
     if (placements == nullptr) continue;
     std::string reason;
     const Member* self = nullptr;
     for (const Member& m : g.members)
       if (m.node == n) self = &m;
+    std::string gave_way;
+    if (self->follower && !self->pinned && !n->requested_device().empty() && !DeviceSpecMatches(self->spec, d.parsed))
+      gave_way = "its request '" + n->requested_device() + "' gives way" +
+                 (n->IsNextIteration() ? ": a NextIteration runs beside its Merge (as in TensorFlow)" : "");
     if (self->pinned) reason = "kept from an earlier step (a stateful node keeps its device)";
-    else if (!moved[n->id()].empty()) reason = moved[n->id()];
-    else if (!self->gave_way.empty()) reason = self->colocated_with + "; " + self->gave_way;
+    else if (!gave_way.empty()) reason = self->colocated_with + "; " + gave_way;
     else if (!cost_reasons[n->id()].empty()) reason = cost_reasons[n->id()];
     else if (!n->requested_device().empty() && g.soft_note.empty()) reason = "requested '" + n->requested_device() + "'";
     else if (!self->colocated_with.empty()) reason = self->colocated_with;
