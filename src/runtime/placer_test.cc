@@ -343,6 +343,23 @@ TEST(PlacerTest, ASwitchReadingAPinnedVariableRunsBesideIt) {
   EXPECT_EQ(p.device["taken"], "CPU:0");
 }
 
+// A Switch of a resource handle (a stack in a cond) is tied to the
+// resource by its input: it and the op that uses its output stay with the
+// resource, whatever they ask for.
+TEST(PlacerTest, AResourceSwitchStaysWithTheResource) {
+  NodeDef stack = TestNode("s", "StackV2").Input("max").Attr("elem_type", DT_FLOAT);
+  NodeDef sw = TestNode("sw", "Switch").Input("s").Input("pred").Attr("T", DT_RESOURCE);
+  NodeDef push = TestNode("push", "StackPushV2").Input("sw:1").Input("x").Attr("T", DT_FLOAT);
+  Placed p = Place(GraphOf({On(cf::IntConst("max", -1), "/device:CPU:1"), On(stack, "/device:CPU:1"),
+                            cf::BoolPlaceholder("pred"), ConstNode("x", F({1}, {1})), On(sw, "/device:CPU:0"),
+                            On(push, "/device:CPU:0")}),
+                   2);
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  EXPECT_EQ(p.device["sw"], "CPU:1");
+  EXPECT_EQ(p.device["push"], "CPU:1");
+  EXPECT_NE(p.reason["sw"].find("colocated with s (resource input)"), std::string::npos) << p.reason["sw"];
+}
+
 // A node tied to others by `_class` stays with them; real conflicts
 // between nodes the rule does not move are still errors naming both.
 TEST(PlacerTest, ColocationGroupsHoldControlFlowNodesAndConflictsStillFail) {
