@@ -25,6 +25,7 @@
 #include "flowvm/dtype.h"
 #include "flowvm/status.h"
 #include "flowvm/tensor.h"
+#include "graph/node_def_util.h"  // DataTypeVector
 
 namespace flowvm {
 
