@@ -2,6 +2,8 @@
 // 1.15's inputs, outputs and attr defaults; handles of shape [2]; element
 // shapes found from the array's maker (through Enter nodes and gradient
 // arrays); writes of a value that cannot be an element refused.
+#include <tuple>
+
 #include <gtest/gtest.h>
 
 #include "graph/graph.h"
@@ -133,14 +135,20 @@ TEST(TensorArrayOpsShapeTest, TheElementShapeIsFoundThroughEnterNodesAndGradient
                       .Attr("frame_name", std::string("loop"))
                       .Attr("is_constant", true));
   nodes.push_back(TestNode("ident", "Identity").Input("enter").Attr("T", DT_RESOURCE));
-  nodes.push_back(TestNode("g", "TensorArrayGradV3").Input("ident").Input("ta:1").Attr("source", std::string("gradients")));
+  for (auto [name, input, type] : {std::make_tuple("i_in", "i", DT_INT32), std::make_tuple("flow_in", "ta:1", DT_FLOAT)})
+    nodes.push_back(TestNode(name, "Enter")
+                        .Input(input)
+                        .Attr("T", type)
+                        .Attr("frame_name", std::string("loop"))
+                        .Attr("is_constant", true));
+  nodes.push_back(TestNode("r_enter", "TensorArrayReadV3").Input("ident").Input("i_in").Input("flow_in").Attr("dtype", DT_FLOAT));
+  nodes.push_back(TestNode("g", "TensorArrayGradV3").Input("ta").Input("ta:1").Attr("source", std::string("gradients")));
   nodes.push_back(ConstNode("prepend", Tensor::FromVector<int32_t>({5})));
   nodes.push_back(TestNode("gs", "TensorArrayGradWithShape")
                       .Input("ta")
                       .Input("ta:1")
                       .Input("prepend")
                       .Attr("source", std::string("gradients")));
-  nodes.push_back(ReadNode("r_enter", "ident", "ta:1"));
   nodes.push_back(ReadNode("r_grad", "g", "g:1"));
   nodes.push_back(ReadNode("r_grad_shape", "gs", "gs:1"));
   EXPECT_EQ(Shapes(nodes, "r_enter")[0], PartialTensorShape({4}));

@@ -129,11 +129,11 @@ TEST(TensorArrayLoopTest, EachIterationMakesItsOwnArray) {
 }
 
 TEST(TensorArrayLoopTest, AnErrorInAnIterationNamesTheNode) {
-  // A loop of 5 iterations over an array of 3: the read of index 3 fails.
+  // A loop of 4 iterations over an array of 3: the read of index 3 fails.
   TaSession t;
   const GraphScope& s = t.root();
   Ta ta = NewTa(s, "short", 3, DT_FLOAT, {{"element_shape", MakeAttrValue(PartialTensorShape(TensorShape()))}});
-  auto loop = BuildWhileLoop(s, "over", I32(s, 5), {F32Scalar(s, 0)}, {ta.handle, ta.flow}, 10,
+  auto loop = BuildWhileLoop(s, "over", I32(s, 4), {F32Scalar(s, 0)}, {ta.handle, ta.flow}, 10,
                              [](const GraphScope& b, NodeOut i, const std::vector<NodeOut>& vars,
                                 const std::vector<NodeOut>& inv) {
                                NodeOut r = b.WithOpName("read").Op("TensorArrayReadV3", {inv[0], i, inv[1]},

@@ -15,6 +15,7 @@
 #include "graph/attr_value_util.h"
 #include "graph/graph.h"
 #include "graph/graph_scope.h"
+#include "util/op_test_util.h"  // FLOWVM_ASSERT_OK
 
 namespace flowvm::tensor_array_testing {
 
