@@ -154,16 +154,106 @@ GradientBuildFn Recurrence(int parallel, bool dynamic_output) {
   };
 }
 
+// h[t] = tanh(sum over k of s[k]) where s = [x[t] * w, h[t-1]] is written
+// to and gathered from an array that iteration t makes for itself: the
+// backward loop gets each iteration's array handle from a stack.
+GradientBuildFn ArrayMadeInTheBody() {
+  return [](const GraphScope& s, const std::vector<NodeOut>& x) {
+    Ta in = NewTa(s, kT);
+    NodeOut in_flow = Scatter(s, in.handle, Range(kT), x[0], in.flow);
+    auto loop = BuildWhileLoop(
+        s, "local", I32Scalar(s, kT), {x[2]}, {in.handle, in_flow, x[1]}, 10,
+        [](const GraphScope& b, NodeOut t, const std::vector<NodeOut>& v, const std::vector<NodeOut>& inv) {
+          Ta local = NewTa(b, 2);
+          NodeOut f1 = Write(b, local.handle, 0, Mul(b, Read(b, inv[0], t, inv[1]), inv[2]), local.flow);
+          NodeOut f2 = Write(b, local.handle, 1, v[0], f1);
+          NodeOut both = Gather(b, local.handle, {0, 1}, f2);
+          return std::vector<NodeOut>{Tanh(b, b.Op("Sum", {both, I32(b, {0})}))};
+        });
+    return Ys(loop.exits[0]);
+  };
+}
+
+// An outer loop over t whose body runs an inner loop over j in 0..2:
+// h = tanh(w * h + x[2t + j]), reading the input array (entered into both
+// loops); the outer body writes the inner loop's result to out[t].
+GradientBuildFn NestedLoops() {
+  return [](const GraphScope& s, const std::vector<NodeOut>& x) {
+    Ta in = NewTa(s, 2 * kT);
+    NodeOut in_flow = Scatter(s, in.handle, Range(2 * kT), x[0], in.flow);
+    Ta out = NewTa(s, kT);
+    auto outer = BuildWhileLoop(
+        s, "outer", I32Scalar(s, kT), {out.flow, x[2]}, {in.handle, in_flow, out.handle, x[1]}, 10,
+        [](const GraphScope& b, NodeOut t, const std::vector<NodeOut>& v, const std::vector<NodeOut>& inv) {
+          NodeOut first = Mul(b, t, I32Scalar(b, 2));
+          auto inner = BuildWhileLoop(
+              b, "inner", I32Scalar(b, 2), {v[1]}, {inv[0], inv[1], inv[3], first}, 10,
+              [](const GraphScope& c, NodeOut j, const std::vector<NodeOut>& u, const std::vector<NodeOut>& in2) {
+                NodeOut xj = Read(c, in2[0], Add(c, in2[3], j), in2[1]);
+                return std::vector<NodeOut>{Tanh(c, Add(c, Mul(c, in2[2], u[0]), xj))};
+              });
+          NodeOut h = inner.exits[0];
+          return std::vector<NodeOut>{Write(b, inv[2], t, h, v[0]), h};
+        });
+    return Ys(Gather(s, out.handle, Range(kT), outer.exits[0]));
+  };
+}
+
+// tf.scan without an initializer: a = x[0] read outside the loop and
+// written to out[0]; the loop then runs t = 1..T-1: a += w * x[t],
+// out[t] = a. The input's gradient array gets gradients from outside and
+// inside the loop.
+GradientBuildFn ScanWithoutInitializer() {
+  return [](const GraphScope& s, const std::vector<NodeOut>& x) {
+    Ta in = NewTa(s, kT);
+    NodeOut in_flow = Scatter(s, in.handle, Range(kT), x[0], in.flow);
+    Ta out = NewTa(s, kT);
+    NodeOut a0 = Read(s, in.handle, 0, in_flow);
+    NodeOut out0 = Write(s, out.handle, 0, a0, out.flow);
+    auto loop = BuildWhileLoop(
+        s, "scan", I32Scalar(s, kT - 1), {out0, a0}, {in.handle, in_flow, out.handle, x[1]}, 10,
+        [](const GraphScope& b, NodeOut i, const std::vector<NodeOut>& v, const std::vector<NodeOut>& inv) {
+          NodeOut t = Add(b, i, I32Scalar(b, 1));
+          NodeOut a = Add(b, v[1], Mul(b, inv[3], Read(b, inv[0], t, inv[1])));
+          return std::vector<NodeOut>{Write(b, inv[2], t, a, v[0]), a};
+        });
+    return Ys(Gather(s, out.handle, Range(kT), loop.exits[0]));
+  };
+}
+
+// The recurrence again, differentiating only the final state: the output
+// array's writes get no gradient, and their gradient reads see the zeros
+// of a gradient array nothing wrote into.
+GradientBuildFn FinalStateOnly() {
+  return [](const GraphScope& s, const std::vector<NodeOut>& x) {
+    Ta in = NewTa(s, kT);
+    NodeOut in_flow = Scatter(s, in.handle, Range(kT), x[0], in.flow);
+    Ta out = NewTa(s, kT);
+    auto loop = BuildWhileLoop(
+        s, "rnn", I32Scalar(s, kT), {out.flow, x[2]}, {in.handle, in_flow, out.handle, x[1]}, 10,
+        [](const GraphScope& b, NodeOut t, const std::vector<NodeOut>& v, const std::vector<NodeOut>& inv) {
+          NodeOut h = Tanh(b, Add(b, Mul(b, inv[3], v[1]), Read(b, inv[0], t, inv[1])));
+          return std::vector<NodeOut>{Write(b, inv[2], t, h, v[0]), h};
+        });
+    return Ys(loop.exits[1]);
+  };
+}
+
 std::vector<GradCase> LoopCases() {
   const Tensor x = RandomDoubles(TensorShape({kT, 2}), -1, 1, 51);
   const Tensor w = RandomDoubles(TensorShape({2}), 0.5, 1.5, 52);
   const Tensor h0 = RandomDoubles(TensorShape({2}), -1, 1, 53);
+  const Tensor x2 = RandomDoubles(TensorShape({2 * kT, 2}), -1, 1, 54);
   return {
       {"TensorArray_loop_cumsum", "TensorArrayReadV3", {x, w}, CumulativeSum(1)},
       {"TensorArray_loop_cumsum_parallel", "TensorArrayWriteV3", {x, w}, CumulativeSum(10)},
       {"TensorArray_loop_rnn", "TensorArrayReadV3", {x, w, h0}, Recurrence(1, false)},
       {"TensorArray_loop_rnn_parallel", "TensorArrayWriteV3", {x, w, h0}, Recurrence(10, false)},
       {"TensorArray_loop_rnn_dynamic_output", "TensorArrayGatherV3", {x, w, h0}, Recurrence(10, true)},
+      {"TensorArray_loop_array_made_in_body", "TensorArrayGatherV3", {x, w, h0}, ArrayMadeInTheBody()},
+      {"TensorArray_loop_nested", "TensorArrayReadV3", {x2, w, h0}, NestedLoops()},
+      {"TensorArray_loop_scan_without_initializer", "TensorArrayReadV3", {x, w}, ScanWithoutInitializer()},
+      {"TensorArray_loop_final_state_only", "TensorArrayWriteV3", {x, w, h0}, FinalStateOnly()},
   };
 }
 

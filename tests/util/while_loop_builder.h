@@ -43,18 +43,21 @@ inline WhileLoopOutputs BuildWhileLoop(const GraphScope& s, const std::string& f
                                        int parallel, const WhileBody& body) {
   WhileLoopOutputs out;
   Graph* g = s.graph();
-  const GraphScope w = s.NewSubScope(frame);
-  NodeOut zero = ConstOp(w, Tensor::Scalar<int32_t>(0));
+  // What runs outside the loop keeps `s`'s control dependencies (in the
+  // body of an enclosing loop, its counter); what runs inside has none.
+  const GraphScope outside = s.NewSubScope(frame);
+  const GraphScope w = outside.WithNoControlDependencies();
+  NodeOut zero = ConstOp(outside, Tensor::Scalar<int32_t>(0));
   std::vector<NodeOut> inits = {zero};
   inits.insert(inits.end(), var_inits.begin(), var_inits.end());
   std::vector<Node*> merges;
   for (const NodeOut& init : inits) {
-    NodeOut enter = LoopEnter(w, init, frame, false, parallel);
+    NodeOut enter = LoopEnter(outside, init, frame, false, parallel);
     merges.push_back(w.AddNode("Merge", {OpInput::List({enter, enter})}));
   }
   std::vector<NodeOut> inv;
-  for (const NodeOut& x : invariants) inv.push_back(LoopEnter(w, x, frame, true, parallel));
-  NodeOut limit = LoopEnter(w, trips, frame, true, parallel);
+  for (const NodeOut& x : invariants) inv.push_back(LoopEnter(outside, x, frame, true, parallel));
+  NodeOut limit = LoopEnter(outside, trips, frame, true, parallel);
   if (!s.ok()) return out;
   NodeOut cond = w.Op("LoopCond", {w.Op("Less", {NodeOut(merges[0], 0), limit})});
   std::vector<NodeOut> values;
