@@ -5,7 +5,7 @@
 
 #include "distributed/distributed_test_util.h"
 #include "graph/gradients.h"
-#include "kernels/data_flow/tensor_array_test_util.h"
+#include "util/tensor_array_test_util.h"
 #include "util/while_loop_builder.h"
 
 namespace flowvm {

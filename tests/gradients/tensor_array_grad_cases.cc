@@ -5,7 +5,7 @@
 // one iteration at a time and with 10 in flight, compared with central
 // differences.
 #include "gradients/gradient_cases.h"
-#include "kernels/data_flow/tensor_array_test_util.h"
+#include "util/tensor_array_test_util.h"
 #include "util/while_loop_builder.h"
 
 namespace flowvm::testing {

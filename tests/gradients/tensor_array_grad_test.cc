@@ -9,7 +9,7 @@
 #include "flowvm/session.h"
 #include "graph/gradients.h"
 #include "graph/node_def_util.h"
-#include "kernels/data_flow/tensor_array_test_util.h"
+#include "util/tensor_array_test_util.h"
 
 namespace flowvm {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "kernels/data_flow/tensor_array_test_util.h"
+#include "util/tensor_array_test_util.h"
 #include "util/while_loop_builder.h"
 
 namespace flowvm {

@@ -4,7 +4,7 @@
 // concurrency: tensor_array_loop_test.cc.
 #include <gtest/gtest.h>
 
-#include "kernels/data_flow/tensor_array_test_util.h"
+#include "util/tensor_array_test_util.h"
 
 namespace flowvm {
 namespace {

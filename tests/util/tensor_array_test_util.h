@@ -1,8 +1,8 @@
 // Graph-building helpers for the TensorArray tests (header-only): the ops
 // of the TensorArrayV3 family through a GraphScope, and a session to run
 // the graph in.
-#ifndef FLOWVM_KERNELS_DATA_FLOW_TENSOR_ARRAY_TEST_UTIL_H_
-#define FLOWVM_KERNELS_DATA_FLOW_TENSOR_ARRAY_TEST_UTIL_H_
+#ifndef FLOWVM_TESTS_UTIL_TENSOR_ARRAY_TEST_UTIL_H_
+#define FLOWVM_TESTS_UTIL_TENSOR_ARRAY_TEST_UTIL_H_
 
 #include <memory>
 #include <string>
@@ -135,4 +135,4 @@ inline std::vector<float> Floats(const Tensor& t) {
 
 }  // namespace flowvm::tensor_array_testing
 
-#endif  // FLOWVM_KERNELS_DATA_FLOW_TENSOR_ARRAY_TEST_UTIL_H_
+#endif  // FLOWVM_TESTS_UTIL_TENSOR_ARRAY_TEST_UTIL_H_
