@@ -101,6 +101,20 @@ std::vector<GradCase> OpCases() {
          Node* concat = s.AddNode("TensorArrayConcatV3", {ta.handle, w1}, {{"dtype", MakeAttrValue(DT_DOUBLE)}});
          return Ys(Tanh(s, NodeOut(concat, 0)));
        }},
+      // tf.TensorArray's unstack and stack exactly: indices from
+      // range(shape(x)[0]) and range(size()); the int ops on the path
+      // (Shape, StridedSlice, Size, Range) carry no gradient.
+      {"TensorArray_unstack_stack", "TensorArrayScatterV3", {x3},
+       [](const GraphScope& s, const std::vector<NodeOut>& x) {
+         Ta ta = NewTa(s, 3);
+         NodeOut n = s.Op("StridedSlice", {s.Op("Shape", {x[0]}), I32(s, {0}), I32(s, {1}), I32(s, {1})},
+                          {{"shrink_axis_mask", MakeAttrValue(int64_t{1})}});
+         NodeOut f = s.Op("TensorArrayScatterV3",
+                          {ta.handle, s.Op("Range", {I32Scalar(s, 0), n, I32Scalar(s, 1)}), Tanh(s, x[0]), ta.flow});
+         NodeOut size = s.Op("TensorArraySizeV3", {ta.handle, f});
+         return Ys(s.Op("TensorArrayGatherV3", {ta.handle, s.Op("Range", {I32Scalar(s, 0), size, I32Scalar(s, 1)}), f},
+                        {{"dtype", MakeAttrValue(DT_DOUBLE)}}));
+       }},
       // Split 1, 3, 2; pieces 0 and 1 read, piece 2 not (zeros).
       {"TensorArray_split", "TensorArraySplitV3", {x6},
        [](const GraphScope& s, const std::vector<NodeOut>& x) {
