@@ -23,6 +23,9 @@ class InferenceContext {
   InferenceContext(const Node* node, std::vector<PartialTensorShape> inputs, std::vector<const Tensor*> input_values);
 
   const NodeDef& node_def() const { return node_->def(); }
+  // The node itself, for shape functions that look at what produced an
+  // input (a TensorArray handle's element shape is its maker's attr).
+  const Node* node() const { return node_; }
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   const PartialTensorShape& input(int i) const { return inputs_[i]; }
