@@ -4,19 +4,22 @@
 
 `import tensorflow as tf`, `import tensorflow.compat.v1 as tf`,
 `from tensorflow.compat import v1` and `tensorflow.<namespace>` imports
-(tensorflow.train, tensorflow.logging, ...) resolve to flowvm.compat.v1.
+(tensorflow.train, tensorflow.logging, ...) resolve to flowvm.compat.v1;
+TensorFlow's internal paths (`from tensorflow.python.framework import ops`)
+to the implementation modules under flowvm.tf, through
+flowvm.compat.v1.python.
 The script runs as __main__ with sys.argv = [SCRIPT, ARGS...]; the process
 exits with the script's status (sys.exit / tf.app.run), 0 when it returns,
 and 1 with a traceback when it raises.
 """
 import importlib
 import importlib.abc
-import importlib.machinery
-import importlib.util
 import os
 import runpy
 import sys
 import traceback
+
+from flowvm import _alias
 
 _TARGET = "flowvm.compat.v1"
 
@@ -37,41 +40,18 @@ def _target_name(fullname):
     return _TARGET + ("." + rest if rest else "")
 
 
-class _AliasLoader(importlib.abc.Loader):
-    """Hands out the flowvm module itself, so `tensorflow.train` and
-    `flowvm.compat.v1.train` are one object (isinstance and module state
-    agree)."""
-
-    def __init__(self, target):
-        self._target = target
-        self._saved = {}
-
-    def create_module(self, spec):
-        module = importlib.import_module(self._target)
-        # The import system overwrites __spec__ (and would keep the alias's
-        # name in it); exec_module puts the module's own back.
-        self._saved = {k: getattr(module, k) for k in ("__spec__", "__loader__") if hasattr(module, k)}
-        return module
-
-    def exec_module(self, module):
-        for k, v in self._saved.items():
-            setattr(module, k, v)
-
-
 class TensorFlowAliasFinder(importlib.abc.MetaPathFinder):
-    """A meta-path finder for `tensorflow` and its submodules."""
+    """A meta-path finder for `tensorflow` and its submodules: each is the
+    flowvm module itself (flowvm._alias), so `tensorflow.train` and
+    `flowvm.compat.v1.train` are one object."""
 
     def find_spec(self, fullname, path=None, target=None):
         name = _target_name(fullname)
         if name is None:
             return None
-        try:
-            found = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
-            found = None
-        if found is None:
-            return None  # `import tensorflow.contrib` fails as a plain ModuleNotFoundError
-        return importlib.machinery.ModuleSpec(fullname, _AliasLoader(name), is_package=found.submodule_search_locations is not None)
+        # None for a module flowvm lacks: `import tensorflow.contrib` fails
+        # as a plain ModuleNotFoundError.
+        return _alias.alias_spec(fullname, name)
 
 
 def install():

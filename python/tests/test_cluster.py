@@ -12,7 +12,7 @@ import pytest
 
 import flowvm.compat.v1 as tf
 from flowvm import _flowvm
-from flowvm.tf import gen_ops
+from flowvm.tf.ops import gen_ops
 
 
 def _env():

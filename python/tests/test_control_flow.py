@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import flowvm.compat.v1 as tf
-from flowvm.tf import gen_ops as g
+from flowvm.tf.ops import gen_ops as g
 
 
 def _ph(dtype, shape, name=None):
@@ -316,3 +316,84 @@ def test_group_tuple_no_op_assert():
         with pytest.raises(tf.errors.InvalidArgumentError) as e:
             sess.run(y, {x: -1.0})
         assert "x must be positive" in str(e.value)
+
+
+# ---- static shapes of cond / case outputs (Merge's shape function) ---------------
+# TensorFlow gives a cond's output the shape its branches have in common:
+# their shape when equal; with the same rank, the dims both know and agree
+# on (unknown elsewhere); with different ranks, an unknown rank.
+def _shape(t):
+    return t.shape.as_list() if t.shape.ndims is not None else None
+
+
+@pytest.mark.parametrize("true_shape,false_shape,expected", [
+    ([2, 3], [2, 3], [2, 3]),
+    ([None, 3], [None, 3], [None, 3]),
+    ([], [], []),
+    ([2, 3], [2, 4], [2, None]),
+    ([2, 3], [5, 4], [None, None]),
+    ([None, 3], [2, 3], [None, 3]),
+    ([2, 3, 4], [2, 5, 4], [2, None, 4]),
+    ([2, 3], [3], None),
+    ([], [1], None),
+    (None, [2, 3], None),
+])
+def test_cond_output_has_the_branches_common_static_shape(true_shape, false_shape, expected):
+    p = _ph(tf.bool, None, "p")  # a predicate of unknown shape, as tf.placeholder(tf.bool, None)
+    a = _ph(tf.float32, true_shape, "a")
+    b = _ph(tf.float32, false_shape, "b")
+    r = tf.cond(p, lambda: a * 2.0, lambda: b - 1.0)
+    assert _shape(r) == expected
+    # Nested structures: each output is merged on its own.
+    r1, (r2, r3) = tf.cond(p, lambda: (a, (tf.zeros([4, 1]), tf.zeros([2]))),
+                           lambda: (b, (tf.ones([4, 1]), tf.ones([2, 2]))))
+    assert _shape(r1) == expected and _shape(r2) == [4, 1] and _shape(r3) is None
+    def fully_defined(shape):
+        return shape is not None and None not in shape
+    if fully_defined(true_shape) and fully_defined(false_shape):
+        va = np.arange(np.prod(true_shape), dtype=np.float32).reshape(true_shape)
+        vb = np.ones(false_shape, np.float32)
+        with tf.Session() as sess:
+            np.testing.assert_allclose(sess.run(r, {p: True, a: va, b: vb}), va * 2.0)
+            np.testing.assert_allclose(sess.run(r, {p: False, a: va, b: vb}), vb - 1.0)
+
+
+def test_case_output_has_the_branches_common_static_shape():
+    x = _ph(tf.int32, [], "x")
+    same = tf.case([(g.less(x, 0), lambda: tf.zeros([2, 3])), (g.equal(x, 0), lambda: tf.ones([2, 3]))],
+                   default=lambda: tf.fill([2, 3], 2.0))
+    partial = tf.case([(g.less(x, 0), lambda: tf.zeros([2, 3])), (g.equal(x, 0), lambda: tf.ones([2, 5]))],
+                      default=lambda: tf.fill([2, 3], 2.0))
+    ranks = tf.case([(g.less(x, 0), lambda: tf.zeros([2, 3]))], default=lambda: tf.zeros([6]))
+    assert _shape(same) == [2, 3]
+    assert _shape(partial) == [2, None]
+    assert _shape(ranks) is None
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(partial, {x: 0}), np.ones([2, 5]))
+        np.testing.assert_allclose(sess.run(partial, {x: 4}), np.full([2, 3], 2.0))
+        assert sess.run(ranks, {x: 1}).shape == (6,)
+
+
+def test_smart_cond_picks_a_known_branch_when_the_graph_is_built():
+    from flowvm.compat.v1.python.framework import smart_cond as sc
+    a = tf.zeros([2, 3])
+    for pred, want in ((True, 1.0), (False, 0.0), (1, 1.0), (0, 0.0), (np.bool_(True), 1.0),
+                       (tf.constant(True), 1.0), (tf.identity(tf.constant(False)), 0.0)):
+        r = sc.smart_cond(pred, lambda: a + 1.0, lambda: a)
+        assert _shape(r) == [2, 3]
+        with tf.Session() as sess:
+            np.testing.assert_allclose(sess.run(r), np.full([2, 3], want))
+    assert not [op for op in tf.get_default_graph().get_operations() if op.type in ("Switch", "Merge")]
+    assert sc.smart_constant_value(tf.constant(False)) is False and sc.smart_constant_value(1) is True
+    p = _ph(tf.bool, None, "p")
+    assert sc.smart_constant_value(p) is None
+    r = sc.smart_cond(p, lambda: a + 1.0, lambda: a)
+    assert r.op.type == "Merge" and _shape(r) == [2, 3]
+    with tf.Session() as sess:
+        assert sess.run(r, {p: True})[0, 0] == 1.0 and sess.run(r, {p: False})[0, 0] == 0.0
+    with pytest.raises(TypeError):
+        sc.smart_constant_value("yes")
+    with pytest.raises(TypeError):
+        sc.smart_constant_value(2)
+    with pytest.raises(TypeError):
+        sc.smart_cond(True, a, lambda: a)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import flowvm.compat.v1 as tf
-from flowvm.tf import gen_ops
+from flowvm.tf.ops import gen_ops
 
 
 def test_constant_types_and_shapes():
@@ -341,7 +341,7 @@ def test_exiting_with_daemon_threads_inside_run_is_clean():
         import threading
         import numpy as np
         import flowvm.compat.v1 as tf
-        from flowvm.tf import gen_ops
+        from flowvm.tf.ops import gen_ops
         p = gen_ops.placeholder(tf.float32, shape=[1000])
         q = tf.FIFOQueue(4, tf.float32, shapes=[[1000]])
         enq = q.enqueue(p)
@@ -479,3 +479,17 @@ def test_operation_timeout_from_config():
         with pytest.raises(tf.errors.DeadlineExceededError) as e:
             sess.run(deq)
         assert "waits_forever" in str(e.value)
+
+
+def test_create_op_with_tensor_and_list_attrs():
+    # Graph.create_op takes AttrValue protos: the tensor attr is decoded by
+    # the TensorProto decoder tensor_util registers with ops.
+    g = tf.get_default_graph()
+    value = tf.make_tensor_proto(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))
+    c = g.create_op("Const", [], [tf.float32], attrs={"value": tf.AttrValue(tensor=value),
+                                                     "dtype": tf.AttrValue(type=tf.float32.as_datatype_enum)},
+                    name="c").outputs[0]
+    assert c.shape.as_list() == [2, 2]
+    s = g.create_op("AddN", [c, c, c], [tf.float32], name="s").outputs[0]
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(s), 3 * np.array([[1, 2], [3, 4]], np.float32))

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import flowvm.compat.v1 as tf
-from flowvm.tf import ops as _ops
+from flowvm.tf.framework import ops as _ops
 
 
 def has_op(name):
@@ -250,3 +250,56 @@ def test_small_model_trains_with_layers_and_losses():
         last = sess.run(loss, {x: xs, y: ys})
         sess.run(acc_update, {x: xs, y: ys})
         assert last < first / 3 and sess.run(acc) > 0.95
+
+
+@pytest.mark.parametrize("fused", [False, True])
+def test_training_placeholder_keeps_static_shapes_for_dense(fused):
+    # Issue 27, section 5: with `training` a bool placeholder of unknown
+    # shape, batch_normalization and dropout keep their input's static
+    # shape (smart_cond builds a tf.cond, whose Merge combines the branches'
+    # shapes), so a following dense layer can be built.
+    if fused and not has_op("FusedBatchNormV3"):
+        pytest.skip("FusedBatchNormV3 not registered")
+    t = tf.placeholder(tf.bool, None)
+    x = tf.placeholder(tf.float32, [None, 2, 2, 3])
+    bn = tf.layers.batch_normalization(x, training=t, fused=fused)
+    dr = tf.layers.dropout(x, 0.5, training=t)
+    assert bn.shape.as_list() == [None, 2, 2, 3] and dr.shape.as_list() == [None, 2, 2, 3]
+    d1 = tf.layers.dense(tf.layers.flatten(bn), 4, name="after_bn")
+    d2 = tf.layers.dense(tf.layers.flatten(dr), 5, name="after_dropout")
+    assert d1.shape.as_list() == [None, 4] and d2.shape.as_list() == [None, 5]
+    x2 = tf.placeholder(tf.float32, [None, 6])
+    bn2 = tf.layers.batch_normalization(x2, training=t, name="bn2")
+    d3 = tf.layers.dense(tf.layers.dropout(bn2, 0.25, training=t), 3, name="head")
+    assert bn2.shape.as_list() == [None, 6] and d3.shape.as_list() == [None, 3]
+    rng = np.random.RandomState(1)
+    data = (rng.randn(5, 2, 2, 3) * 2 + 1).astype(np.float32)
+    data2 = rng.randn(5, 6).astype(np.float32)
+    feed = {x: data, x2: data2}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        out = sess.run([bn, dr, bn2, d3], {**feed, t: False})
+        # Inference: the moving statistics (0 and 1) and no dropout.
+        np.testing.assert_allclose(out[0], data / np.sqrt(1 + 1e-3), rtol=1e-4)
+        np.testing.assert_allclose(out[1], data)
+        np.testing.assert_allclose(out[2], data2 / np.sqrt(1 + 1e-3), rtol=1e-4)
+        out = sess.run([bn, dr, d3], {**feed, t: True})
+        mu, var = data.mean((0, 1, 2)), data.var((0, 1, 2))
+        np.testing.assert_allclose(out[0], (data - mu) / np.sqrt(var + 1e-3), rtol=1e-3, atol=1e-3)
+        kept = out[1] != 0
+        assert 0 < kept.sum() < data.size
+        np.testing.assert_allclose(out[1][kept], 2 * data[kept], rtol=1e-6)
+        assert out[2].shape == (5, 3)
+
+
+def test_training_as_a_constant_tensor_is_decided_when_the_graph_is_built():
+    x = tf.placeholder(tf.float32, [None, 4])
+    y = tf.layers.dropout(x, 0.5, training=tf.constant(False))
+    z = tf.layers.batch_normalization(x, training=tf.constant(True))
+    ops = tf.get_default_graph().get_operations()
+    assert not [op for op in ops if op.type in ("Switch", "Merge", "Select", "SelectV2")]
+    assert y.shape.as_list() == [None, 4] and z.shape.as_list() == [None, 4]
+    data = np.arange(8, dtype=np.float32).reshape(2, 4)
+    out = init_run([y, z], {x: data})
+    np.testing.assert_allclose(out[0], data)
+    np.testing.assert_allclose(out[1], (data - data.mean(0)) / np.sqrt(data.var(0) + 1e-3), rtol=1e-3, atol=1e-3)

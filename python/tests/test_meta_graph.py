@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import flowvm.compat.v1 as tf
-from flowvm.tf import gen_ops
+from flowvm.tf.ops import gen_ops
 
 X = [[1.0, 1.0], [2.0, -1.0]]
 
@@ -128,7 +128,7 @@ def test_import_into_a_graph_of_another_process(tmp_path):
     script.write_text(textwrap.dedent("""
         import sys
         import flowvm.compat.v1 as tf
-        from flowvm.tf import gen_ops
+        from flowvm.tf.ops import gen_ops
         x = gen_ops.placeholder(tf.float32, shape=[None], name="x")
         v = tf.Variable([10.0, 20.0], name="v")
         y = gen_ops.mul(x, v, name="y")

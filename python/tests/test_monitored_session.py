@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import flowvm.compat.v1 as tf
-from flowvm.tf import gen_ops as g
+from flowvm.tf.ops import gen_ops as g
 
 
 def _model(lr=0.1):

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import flowvm.compat.v1 as tf
-from flowvm.tf import ops as _ops
+from flowvm.tf.framework import ops as _ops
 from gradcheck_util import check_gradients
 
 

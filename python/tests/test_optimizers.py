@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import flowvm.compat.v1 as tf
-from flowvm.tf import gen_ops
+from flowvm.tf.ops import gen_ops
 
 W0 = np.array([1.0, -2.0, 3.0], np.float32)
 TARGET = np.array([0.5, 0.5, 0.5], np.float32)

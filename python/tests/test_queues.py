@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import flowvm.compat.v1 as tf
-from flowvm.tf import gen_ops
+from flowvm.tf.ops import gen_ops
 
 JOIN_SECS = 30
 

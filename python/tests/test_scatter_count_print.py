@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import flowvm.compat.v1 as tf
-from flowvm.tf import gen_ops  # the math wrappers (tf.placeholder, operators) land with py-math
+from flowvm.tf.ops import gen_ops
 
 Slices = collections.namedtuple("Slices", ["values", "indices"])  # stands in for tf.IndexedSlices
 

@@ -9,7 +9,7 @@ import pytest
 
 import flowvm.compat.v1 as tf
 from flowvm import event_pb2
-from flowvm.tf import gen_ops
+from flowvm.tf.ops import gen_ops
 
 
 def read_events(logdir):

@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 import flowvm.compat.v1 as tf
-from flowvm.tf import flags as flags_lib
+from flowvm.tf.platform import flags as flags_lib
 
 
 def _env():

@@ -1,6 +1,8 @@
 // Loops and conditionals across the tasks of a cluster: each task runs its
 // part of a loop in step with the others (a control loop per task, driven
 // by the LoopCond value), and dead values cross tasks.
+#include <map>
+
 #include <gtest/gtest.h>
 
 #include "distributed/distributed_test_util.h"
@@ -75,6 +77,45 @@ TEST(ClusterControlFlowTest, ACondBranchOnAnotherTask) {
   for (int round = 0; round < 2; ++round) {
     EXPECT_EQ(RunScalar(session.get(), {{"pred", Tensor::Scalar<bool>(true)}}, "merge"), 14);
     EXPECT_EQ(RunScalar(session.get(), {{"pred", Tensor::Scalar<bool>(false)}}, "merge"), 107);
+  }
+}
+
+// A loop whose control-flow nodes ask for tasks other than their Merges'
+// (issue 27, section 6): as in TensorFlow, the NextIterations, Switches,
+// Exits and Enters go beside the nodes they follow, and three tasks run
+// the loop in step.
+TEST(ClusterControlFlowTest, ALoopWhoseControlFlowNodesAreOnDifferentTasks) {
+  LocalCluster cluster({{"worker", 3}});
+  ASSERT_TRUE(cluster.StartAll());
+  constexpr char kWorker2[] = "/job:worker/replica:0/task:2/device:CPU:0";
+  std::vector<NodeDef> nodes = Concat({IntConst("start", 1), IntConst("zero", 0), IntConst("limit", 11)},
+                                      SumLoop("", "loop", "start", "limit", "zero"));
+  const std::map<std::string, std::string> devices = {
+      {"merge_i", kWorker1},  {"merge_acc", kWorker1}, {"next_i", kWorker0},   {"next_acc", kWorker2},
+      {"switch_i", kWorker2}, {"switch_acc", kWorker0}, {"exit_acc", kWorker2}, {"enter_i", kWorker0},
+      {"enter_acc", kWorker2}, {"acc_plus", kWorker2},  {"i_plus_1", kWorker0}, {"less", kWorker0}};
+  for (auto& n : nodes) {
+    auto it = devices.find(n.name());
+    if (it != devices.end()) n.set_device(it->second);
+  }
+  auto session = NewSessionOrDie(GraphOf(nodes), At(cluster.Target("worker")));
+  ASSERT_NE(session, nullptr);
+  for (int round = 0; round < 2; ++round) {
+    std::vector<Tensor> out;
+    RunStats stats;
+    FLOWVM_ASSERT_OK(session->Run({}, {"exit_acc", "exit_i"}, {}, &out, &stats));
+    EXPECT_EQ(out[0].scalar<int32_t>(), 55);  // 1 + 2 + ... + 10
+    EXPECT_EQ(out[1].scalar<int32_t>(), 11);
+    if (round > 0) continue;
+    for (const char* node : {"next_i", "next_acc", "switch_i", "switch_acc", "exit_acc", "enter_i", "enter_acc"}) {
+      bool found = false;
+      for (const std::string& line : stats.placement) {
+        if (line.rfind(std::string(node) + " -> ", 0) != 0) continue;
+        found = true;
+        EXPECT_NE(line.find("task:1"), std::string::npos) << line;
+      }
+      EXPECT_TRUE(found) << node;
+    }
   }
 }
 

@@ -12,6 +12,7 @@
 #include "distributed/grpc_util.h"
 #include "distributed/wire.h"
 #include "distributed/worker_interface.h"
+#include "graph/function_library.h"
 #include "flowvm/master.pb.h"
 #include "flowvm/session.h"
 #include "runtime/session_factory.h"
@@ -89,8 +90,7 @@ class GrpcSession : public Session {
     WireReader reader;
     FLOWVM_RETURN_IF_ERROR(Call(method::kExtendSession, request, &payload, &response, &reader, kControlTimeout));
     std::lock_guard<std::mutex> lock(mu_);
-    for (const NodeDef& n : graph.node()) *graph_.add_node() = n;
-    return Status::OK();
+    return ExtendGraphDef(graph, &graph_);
   }
 
   using Session::Run;

@@ -10,6 +10,7 @@
 #include "core/timer.h"
 #include "distributed/client_terminated.h"
 #include "graph/device_name.h"
+#include "graph/function_library.h"
 #include "runtime/executor.h"
 #include "runtime/feed_fetch_rewrite.h"
 #include "runtime/graph_validation.h"
@@ -195,8 +196,7 @@ Status MasterSession::Extend(const GraphDef& graph, const GraphLimits& limits) {
                                       static_cast<int64_t>(graph_.ByteSizeLong() + graph.ByteSizeLong()),
                                       "the graph of session " + handle_ + " after Extend", workers_->local_task()));
   GraphDef merged = graph_;
-  for (const NodeDef& n : graph.node()) *merged.add_node() = n;
-  if (graph.has_versions() && !graph_.has_versions()) *merged.mutable_versions() = graph.versions();
+  FLOWVM_RETURN_IF_ERROR(ExtendGraphDef(graph, &merged).WithContext("Extend"));
   std::vector<PlacementDevice> described;
   for (const auto& [name, d] : devices_) described.push_back({name, *ParseDeviceName(name), d.device_type()});
   Status s = ValidateGraphForDevices(merged, described, options_.allow_soft_placement());

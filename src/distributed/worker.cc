@@ -9,6 +9,7 @@
 #include "distributed/wire.h"
 #include "graph/device_name.h"
 #include "graph/graph.h"
+#include "runtime/function_runtime.h"
 #include "runtime/step_stats_collector.h"
 
 namespace flowvm {
@@ -42,6 +43,7 @@ struct Worker::Graph {
   std::string step_memory_what;
   struct Part {
     Device* device = nullptr;
+    std::shared_ptr<FunctionLibraryRuntime> functions;  // outlives the executor's kernels
     std::unique_ptr<Executor> executor;
   };
   std::vector<Part> parts;
@@ -204,9 +206,14 @@ void Worker::RegisterGraphAsync(CallOptions*, const RegisterGraphRequest* reques
     ExecutorOptions options;
     options.device = device;
     options.pool = env_.pool;
+    std::shared_ptr<FunctionLibraryRuntime> functions;
+    if (!g->library().empty()) {
+      functions = DeviceFunctionRuntime::Create(device, g->shared_library());
+      options.function_library = functions.get();
+    }
     auto executor = Executor::Create(std::move(g), options);
     if (!executor.ok()) return done(executor.status().WithContext("RegisterGraph on " + device_name));
-    graph->parts.push_back({device, std::move(*executor)});
+    graph->parts.push_back({device, std::move(functions), std::move(*executor)});
   }
   std::string handle;
   {

@@ -291,6 +291,14 @@ void SetAttrValue(const std::vector<PartialTensorShape>& v, AttrValue* out) {
   for (const auto& x : v) x.AsProto(l->add_shape());
 }
 
+void SetAttrValue(const NameAttrList& v, AttrValue* out) { *out->mutable_func() = v; }
+
+void SetAttrValue(const std::vector<NameAttrList>& v, AttrValue* out) {
+  auto* list = out->mutable_list();
+  list->Clear();
+  for (const NameAttrList& f : v) *list->add_func() = f;
+}
+
 bool AttrValuesEqual(const AttrValue& a, const AttrValue& b) {
   return google::protobuf::util::MessageDifferencer::Equals(a, b);
 }

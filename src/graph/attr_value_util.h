@@ -45,6 +45,8 @@ void SetAttrValue(const std::vector<int64_t>& v, AttrValue* out);
 void SetAttrValue(const std::vector<DataType>& v, AttrValue* out);
 void SetAttrValue(const std::vector<std::string>& v, AttrValue* out);
 void SetAttrValue(const std::vector<PartialTensorShape>& v, AttrValue* out);
+void SetAttrValue(const NameAttrList& v, AttrValue* out);
+void SetAttrValue(const std::vector<NameAttrList>& v, AttrValue* out);
 
 template <typename T>
 AttrValue MakeAttrValue(const T& v) {

@@ -15,6 +15,13 @@
 //   UnconnectedGradients);
 // - an op on the path with complex inputs or outputs is Unimplemented (the
 //   gradient functions are TensorFlow's real-valued formulas);
+// - a node with a `_gradient_op_type` attr uses the gradient registered
+//   under that name (TensorFlow's gradient_override_map and Defun's
+//   python_grad_func), from the registry or options.custom_gradient;
+// - a call of a function of the graph's library uses the gradient function
+//   a GradientDef names, else a SymbolicGradient node, which differentiates
+//   the body (graph/function_body.h); PartitionedCall and
+//   StatefulPartitionedCall too;
 // - conditionals go through Switch's and Merge's gradient functions; a
 //   while loop is differentiated as a whole (graph/while_gradients.h), from
 //   its Exits' gradients to its Enters' (ys inside a loop are Unimplemented).
@@ -27,12 +34,21 @@
 #ifndef FLOWVM_GRAPH_GRADIENTS_H_
 #define FLOWVM_GRAPH_GRADIENTS_H_
 
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "flowvm/status.h"
 #include "graph/graph_scope.h"
 
 namespace flowvm {
+
+// A client's gradient functions (the Python front-end's, registered by
+// name): called for a node whose `_gradient_op_type` attr names a gradient
+// the C++ registry does not have. Sets *handled = false to decline.
+using CustomGradientFn = std::function<Status(const GraphScope& scope, const Node& op, const std::string& grad_name,
+                                              const std::vector<NodeOut>& dy, std::vector<NodeOut>* dx,
+                                              bool* handled)>;
 
 struct SymbolicGradientOptions {
   // What an x gets when no path of differentiable ops leads from it to a y
@@ -43,6 +59,8 @@ struct SymbolicGradientOptions {
   // The name scope opened below `scope` (made unique) for the new nodes;
   // empty: `scope` itself, for a caller that opened its own.
   std::string name_scope = "gradients";
+  // See CustomGradientFn; may be empty.
+  CustomGradientFn custom_gradient;
 };
 
 Status AddSymbolicGradients(const GraphScope& scope, const std::vector<NodeOut>& ys, const std::vector<NodeOut>& xs,

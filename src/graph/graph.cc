@@ -30,14 +30,17 @@ Node::Class Node::ClassOf(const std::string& op) {
   return it == kClasses->end() ? kOther : it->second;
 }
 
-Graph::Graph(const OpRegistry* registry) : registry_(registry) {}
+Graph::Graph(const OpRegistry* registry)
+    : registry_(registry), library_(std::make_shared<FunctionLibraryDefinition>(registry)) {}
+Graph::Graph(std::shared_ptr<FunctionLibraryDefinition> library)
+    : registry_(library->ops()), library_(std::move(library)) {}
 Graph::~Graph() = default;
 
 StatusOr<Node*> Graph::AddNode(NodeDef def) {
   if (by_name_.count(def.name()))
     return errors::InvalidArgument(NodeLabel(def), ": a node with this name already exists in the graph");
-  auto reg = registry_->LookUp(def.op());
-  if (!reg.ok()) return errors::NotFound(NodeLabel(def), ": op type '", def.op(), "' is not registered");
+  auto reg = LookUpOp(def.op());
+  if (!reg.ok()) return AttachNode(reg.status(), def);
   const OpDef& op = (*reg)->op_def;
   AddDefaultsToNodeDef(op, &def);
   FLOWVM_RETURN_IF_ERROR(ValidateNodeDef(def, op, allow_internal_names_));
@@ -125,6 +128,10 @@ void Graph::RemoveNode(Node* node) {
   --num_nodes_;
 }
 
+StatusOr<const OpRegistrationData*> Graph::LookUpOp(const std::string& op) const {
+  return library_->LookUpOp(op);
+}
+
 Node* Graph::FindNode(const std::string& name) const {
   auto it = by_name_.find(name);
   return it == by_name_.end() ? nullptr : it->second;
@@ -143,6 +150,7 @@ void Graph::ToGraphDef(GraphDef* out) const { ToGraphDef(0, out); }
 void Graph::ToGraphDef(int first_id, GraphDef* out) const {
   out->Clear();
   *out->mutable_versions() = versions_;
+  if (!library_->empty()) library_->ToProto(out->mutable_library());
   for (size_t id = first_id < 0 ? 0 : first_id; id < nodes_.size(); ++id)
     if (nodes_[id]) ToNodeDef(nodes_[id].get(), out->add_node());
 }
@@ -224,6 +232,7 @@ std::string UniqueNodeName(const Graph& graph, const std::string& base) {
 Status ConvertGraphDefToGraph(const GraphDef& def, Graph* graph) {
   if (graph->num_nodes() != 0) return errors::Internal("ConvertGraphDefToGraph needs an empty graph");
   graph->set_versions(def.versions());
+  if (def.has_library()) FLOWVM_RETURN_IF_ERROR(graph->mutable_library()->AddLibrary(def.library()));
   bool legacy_shapes = def.versions().producer() <= 21;
   std::vector<Node*> nodes;
   nodes.reserve(def.node_size());

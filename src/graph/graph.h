@@ -15,6 +15,7 @@
 
 #include "flowvm/graph.pb.h"
 #include "flowvm/status.h"
+#include "graph/function_library.h"
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
 
@@ -103,12 +104,17 @@ class Node {
 
 class Graph {
  public:
+  // A graph with an empty function library of its own.
   explicit Graph(const OpRegistry* registry = OpRegistry::Global());
+  // A graph whose nodes may call the functions of `library` (shared: the
+  // graph of a function body uses the library of the graph it came from).
+  explicit Graph(std::shared_ptr<FunctionLibraryDefinition> library);
   ~Graph();
   Graph(const Graph&) = delete;
   Graph& operator=(const Graph&) = delete;
 
-  // Looks up the op, fills attr defaults, validates attrs and input count
+  // Looks up the op (a registered op, else a function of the library),
+  // fills attr defaults, validates attrs and input count
   // (the NodeDef's input strings count, but are not connected: callers add
   // edges). Fails on a duplicate name.
   StatusOr<Node*> AddNode(NodeDef def);
@@ -141,8 +147,16 @@ class Graph {
   void set_versions(const VersionDef& v) { versions_ = v; }
   const OpRegistry* registry() const { return registry_; }
 
+  // The functions nodes may call (GraphDef.library).
+  const FunctionLibraryDefinition& library() const { return *library_; }
+  FunctionLibraryDefinition* mutable_library() { return library_.get(); }
+  const std::shared_ptr<FunctionLibraryDefinition>& shared_library() const { return library_; }
+  // A registered op, else a function of the library; NotFound naming the
+  // op otherwise.
+  StatusOr<const OpRegistrationData*> LookUpOp(const std::string& op) const;
+
   // Nodes in id order, inputs rebuilt from the edges: data inputs by slot,
-  // then control inputs.
+  // then control inputs; the library if it is not empty.
   void ToGraphDef(GraphDef* out) const;
   // Only the nodes with id >= first_id (what a client that extends a
   // session with the nodes added since has to send).
@@ -159,6 +173,7 @@ class Graph {
   const Edge* NewEdge(Node* src, int src_output, Node* dst, int dst_input);
 
   const OpRegistry* registry_;
+  std::shared_ptr<FunctionLibraryDefinition> library_;
   std::vector<std::unique_ptr<Node>> nodes_;  // index = id; null when removed
   std::vector<std::unique_ptr<Edge>> edges_;  // index = id; null when removed
   std::unordered_map<std::string, Node*> by_name_;
@@ -176,7 +191,9 @@ inline std::string InputName(const Edge* e) { return InputName(e->src(), e->src_
 // `base`, or `base_1`, `base_2`, ...: the first name no node of `graph` has.
 std::string UniqueNodeName(const Graph& graph, const std::string& base);
 
-// Builds `graph` (which must be empty) from `def`: validates every node
+// Builds `graph` (which must be empty) from `def`: adds def.library to the
+// graph's library (InvalidArgument naming a function that is malformed or
+// defined differently there already), validates every node
 // (op, attrs, input count, types of every edge, dangling inputs, duplicate
 // names; names beginning with '_' only if the graph allows internal names)
 // and rejects cycles other than loops (graph/control_flow.h). Errors name

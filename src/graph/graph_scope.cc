@@ -125,9 +125,9 @@ Node* GraphScope::AddNode(std::string_view op, const std::vector<OpInput>& input
   if (!device_.empty()) def.set_device(device_);
   for (const auto& [k, v] : attrs) (*def.mutable_attr())[k] = v;
 
-  auto reg = graph->registry()->LookUp(def.op());
+  auto reg = graph->LookUpOp(def.op());
   if (!reg.ok()) {
-    UpdateStatus(errors::NotFound(NodeLabel(def), ": op type '", def.op(), "' is not registered"));
+    UpdateStatus(AttachNode(reg.status(), def));
     return nullptr;
   }
   const OpDef& op_def = (*reg)->op_def;

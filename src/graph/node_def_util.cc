@@ -7,7 +7,14 @@
 
 namespace flowvm {
 
-std::string NodeLabel(const NodeDef& node) { return "node '" + node.name() + "' (" + node.op() + ")"; }
+std::string NodeLabel(const NodeDef& node) {
+  std::string label = "node '" + node.name() + "' (" + node.op() + ")";
+  // A node of a function body (graph/function_body.h): which function, and
+  // which functions called that one.
+  const auto& funcs = node.experimental_debug_info().original_func_names();
+  for (int i = 0; i < funcs.size(); ++i) label += (i == 0 ? " in function '" : ", called from '") + funcs[i] + "'";
+  return label;
+}
 
 Status AttachNode(const Status& s, const NodeDef& node) {
   if (s.ok() || s.message().find("node '" + node.name() + "'") != std::string::npos) return s;

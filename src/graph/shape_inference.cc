@@ -269,6 +269,7 @@ Status ValidateStridedSlice(const PartialTensorShape& input, const std::vector<i
 Status ShapeRefiner::InferAll(const Graph& graph) {
   std::vector<Node*> order;
   FLOWVM_RETURN_IF_ERROR(graph.TopologicalOrder(&order));
+  library_ = &graph.library();
   shapes_.assign(graph.num_node_ids(), {});
   const_values_.assign(graph.num_node_ids(), Tensor());
   for (Node* n : order) FLOWVM_RETURN_IF_ERROR(InferNode(n));
@@ -300,12 +301,20 @@ Status ShapeRefiner::InferNode(const Node* n) {
     if (v.IsInitialized()) values[e->dst_input()] = &v;
   }
   InferenceContext ctx(n, std::move(inputs), std::move(values));
+  ctx.set_function_library(library_);
   const ShapeFn& fn = n->op_reg().shape_fn;
   Status s = fn ? fn(&ctx) : UnknownShape(&ctx);
   if (!s.ok()) return errors::InvalidArgument(n->label(), ": ", s.message());
   auto& out = shapes_[n->id()];
   out.resize(n->num_outputs());
   for (int i = 0; i < n->num_outputs(); ++i) out[i] = ctx.output(i);
+  if (n->op() == "_Arg" && !arg_shapes_.empty()) {
+    int64_t index = -1;
+    if (GetNodeAttr(n->def(), "index", &index).ok() && index >= 0 && index < static_cast<int64_t>(arg_shapes_.size())) {
+      out[0] = arg_shapes_[index];
+      if (arg_values_[index] != nullptr) const_values_[n->id()] = *arg_values_[index];
+    }
+  }
   // Shape of a fully known shape is a constant for the shape functions
   // downstream (Shape -> Reshape / Fill), as TensorFlow's refiner does.
   if (n->op() == "Shape" && n->num_outputs() == 1 && n->num_inputs() == 1 && ctx.input(0).IsFullyDefined() &&
@@ -344,6 +353,12 @@ Status ShapeRefiner::MergeOutputShape(const Node* n, int index, const PartialTen
                                    ", the shape of '", n->name(), ":", index, "'");
   out[index] = *merged;
   return Status::OK();
+}
+
+void ShapeRefiner::SetArgShapes(std::vector<PartialTensorShape> shapes, std::vector<const Tensor*> values) {
+  values.resize(shapes.size(), nullptr);
+  arg_shapes_ = std::move(shapes);
+  arg_values_ = std::move(values);
 }
 
 const std::vector<PartialTensorShape>& ShapeRefiner::OutputShapes(int id) const {

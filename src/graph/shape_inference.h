@@ -16,11 +16,16 @@
 
 namespace flowvm {
 
+class FunctionLibraryDefinition;
+
 class InferenceContext {
  public:
   InferenceContext(const Node* node, std::vector<PartialTensorShape> inputs, std::vector<const Tensor*> input_values);
 
   const NodeDef& node_def() const { return node_->def(); }
+  // The node itself, for shape functions that look at what produced an
+  // input (a TensorArray handle's element shape is its maker's attr).
+  const Node* node() const { return node_; }
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   const PartialTensorShape& input(int i) const { return inputs_[i]; }
@@ -28,6 +33,10 @@ class InferenceContext {
   DataType output_type(int i) const { return node_->output_type(i); }
   // The value of input i if it is a constant known at graph time, else null.
   const Tensor* input_tensor(int i) const { return input_values_[i]; }
+  // The functions of the node's graph, for ops with `func` attrs; may be
+  // null.
+  const FunctionLibraryDefinition* function_library() const { return library_; }
+  void set_function_library(const FunctionLibraryDefinition* library) { library_ = library; }
 
   void set_output(int i, PartialTensorShape shape) { outputs_[i] = std::move(shape); }
   const PartialTensorShape& output(int i) const { return outputs_[i]; }
@@ -48,6 +57,7 @@ class InferenceContext {
   std::vector<PartialTensorShape> inputs_;
   std::vector<const Tensor*> input_values_;
   std::vector<PartialTensorShape> outputs_;
+  const FunctionLibraryDefinition* library_ = nullptr;
 };
 
 // Common shape functions.
@@ -97,8 +107,11 @@ Status ValidateStridedSlice(const PartialTensorShape& input, const std::vector<i
 // The inferred output shapes of every node, indexed by node id.
 class ShapeRefiner {
  public:
-  // Runs every node's shape function in topological order.
+  // Runs every node's shape function in topological order (and uses the
+  // graph's function library from then on).
   Status InferAll(const Graph& graph);
+  // The library shape functions of ops with `func` attrs see.
+  void set_function_library(const FunctionLibraryDefinition* library) { library_ = library; }
   // Infers one node from the shapes already known for its inputs (inputs
   // not inferred yet count as unknown): for clients that build a graph
   // node by node and want each node's shapes as it is added (the Python
@@ -109,8 +122,15 @@ class ShapeRefiner {
   Status MergeOutputShape(const Node* node, int index, const PartialTensorShape& shape);
   // Output shapes of node `id` (empty vector if not inferred).
   const std::vector<PartialTensorShape>& OutputShapes(int id) const;
+  // For a function body: the shapes (and constant values, null if not
+  // constant; not owned, must outlive the refiner) of its arguments; an
+  // `_Arg` node's output takes those of its index.
+  void SetArgShapes(std::vector<PartialTensorShape> shapes, std::vector<const Tensor*> values);
 
  private:
+  const FunctionLibraryDefinition* library_ = nullptr;
+  std::vector<PartialTensorShape> arg_shapes_;
+  std::vector<const Tensor*> arg_values_;
   std::vector<std::vector<PartialTensorShape>> shapes_;
   std::vector<Tensor> const_values_;  // by node id; uninitialized if not Const
 };

@@ -14,6 +14,7 @@
 #include "kernels/framework/call_frame.h"
 #include "kernels/framework/cancellation.h"
 #include "runtime/device.h"
+#include "graph/function_library.h"
 #include "runtime/graph_validation.h"
 #include "runtime/local_rendezvous.h"
 #include "runtime/prepared_step.h"
@@ -71,8 +72,7 @@ class DirectSession : public Session {
     }
     std::unique_lock<std::shared_mutex> lock(graph_mu_);
     GraphDef merged = graph_def_;
-    for (const NodeDef& n : graph.node()) *merged.add_node() = n;
-    if (graph.has_versions() && !graph_def_.has_versions()) *merged.mutable_versions() = graph.versions();
+    FLOWVM_RETURN_IF_ERROR(ExtendGraphDef(graph, &merged).WithContext("Extend"));
     Status s = ValidateGraphForDevices(merged, DescribeDevices(*devices_), options_.allow_soft_placement);
     if (!s.ok()) return s.WithContext("Extend");
     graph_def_ = std::move(merged);

@@ -33,7 +33,7 @@ StatusOr<std::unique_ptr<Executor>> Executor::Create(std::unique_ptr<Graph> grap
     }
     FLOWVM_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel,
                             CreateOpKernel(exec->device_type_, def, n->op_def(), n->input_types(),
-                                           n->output_types(), options.device));
+                                           n->output_types(), options.device, options.function_library));
     NodeItem& item = exec->items_[i];
     item.node = n;
     item.kernel = kernel.get();

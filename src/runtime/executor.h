@@ -67,6 +67,9 @@ struct ExecutorOptions {
   // handing it to another thread would cost more (waking a spinning worker
   // takes about a microsecond, a sleeping one far more).
   int64_t inline_below_ns = 5000;
+  // The functions the partition's kernels may instantiate and call (not
+  // owned); null when its graph has no function library.
+  FunctionLibraryRuntime* function_library = nullptr;
 };
 
 class WaitingCaller;
@@ -79,6 +82,7 @@ class Executor {
     Rendezvous* rendezvous = nullptr;             // not owned; may be null
     StepResources* resources = nullptr;           // not owned; may be null
     CallFrame* call_frame = nullptr;              // not owned; may be null
+    int call_depth = 0;                           // > 0: the body of a function called from a kernel
     NodeStatsRecorder* stats = nullptr;           // not owned; non-null: trace every node
     StepInFlight* in_flight = nullptr;            // not owned; may be null
     // The caller's thread (an RPC transport's) must not be held by long

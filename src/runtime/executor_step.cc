@@ -82,6 +82,8 @@ class Executor::StepRunWith : public Executor::StepRun {
     step_.rendezvous = args.rendezvous;
     step_.resources = args.resources;
     step_.call_frame = args.call_frame;
+    step_.function_library = exec->options_.function_library;
+    step_.call_depth = args.call_depth;
     step_.pool = exec->options_.pool;
     if (args.memory_budget != nullptr) {
       Allocator* base = step_.device != nullptr ? step_.device->allocator() : ProcessCpuAllocator();

@@ -54,7 +54,16 @@ Status ValidateGraphForDevices(const GraphDef& def, const std::vector<PlacementD
   FLOWVM_RETURN_IF_ERROR(ConvertGraphDefToGraph(def, &graph));
   ShapeRefiner refiner;
   FLOWVM_RETURN_IF_ERROR(refiner.InferAll(graph));
-  for (Node* n : graph.nodes()) FLOWVM_RETURN_IF_ERROR(CheckNodeHasDevice(n->def(), devices, allow_soft_placement));
+  for (Node* n : graph.nodes()) {
+    // A call of a function runs wherever its body's nodes can (the body is
+    // inlined before placement): only the device request is checked here.
+    if (graph.library().Contains(n->op())) {
+      auto spec = ParseDeviceName(n->requested_device());
+      if (!spec.ok()) return AttachNode(spec.status(), n->def());
+      continue;
+    }
+    FLOWVM_RETURN_IF_ERROR(CheckNodeHasDevice(n->def(), devices, allow_soft_placement));
+  }
   return Status::OK();
 }
 

@@ -19,6 +19,8 @@ GraphReport InspectGraph(const GraphDef& def, const SessionOptions& options) {
   const std::vector<PlacementDevice> devices = LocalCpuDevices(std::max(1, options.cpu_devices));
   GraphReport report;
   report.producer_version = def.versions().producer();
+  FunctionLibraryDefinition library;
+  if (Status s = library.AddLibrary(def.library()); !s.ok()) report.errors.push_back(s);
   std::set<std::string> seen;
   // Per-node checks first, so that one bad node does not hide the others.
   for (const NodeDef& nd : def.node()) {
@@ -28,15 +30,18 @@ GraphReport InspectGraph(const GraphDef& def, const SessionOptions& options) {
     r.device = nd.device();
     r.inputs.assign(nd.input().begin(), nd.input().end());
     NodeDef filled = nd;
-    auto reg = OpRegistry::Global()->LookUp(nd.op());
+    auto reg = library.LookUpOp(nd.op());
     if (!reg.ok()) {
-      report.errors.push_back(errors::NotFound(NodeLabel(nd), ": op type '", nd.op(), "' is not registered"));
+      report.errors.push_back(AttachNode(reg.status(), nd));
     } else {
       AddDefaultsToNodeDef((*reg)->op_def, &filled);
       Status s = ValidateNodeDef(filled, (*reg)->op_def);
       if (!s.ok()) report.errors.push_back(AttachNode(s, nd));
-      else if (Status k = CheckNodeHasDevice(filled, devices, options.allow_soft_placement); !k.ok())
+      else if (library.Contains(nd.op())) {
+        // A function call: its body's nodes are placed after inlining.
+      } else if (Status k = CheckNodeHasDevice(filled, devices, options.allow_soft_placement); !k.ok()) {
         report.errors.push_back(k);
+      }
     }
     if (!seen.insert(nd.name()).second)
       report.errors.push_back(errors::InvalidArgument(NodeLabel(nd), ": a node with this name already exists"));

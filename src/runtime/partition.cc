@@ -280,6 +280,12 @@ class Partitioner {
       const Node* src = e->src();
       if (src->assigned_device() == device) {
         nd.add_input(InputName(src, e->src_output()));
+      } else if (e->IsBackEdge()) {
+        // Its value belongs to the next iteration, which no transfer could
+        // name; the placer keeps a NextIteration beside its Merge.
+        return errors::InvalidArgument(n->label(), " on ", device, " takes the back edge of its loop from ",
+                                       src->label(), " on ", src->assigned_device(),
+                                       "; a NextIteration must be on its Merge's device");
       } else if (IsRefType(n->input_type(i))) {
         return errors::InvalidArgument(n->label(), " on ", device, " takes a reference to ", src->label(), " on ",
                                        src->assigned_device(), "; references cannot cross devices");

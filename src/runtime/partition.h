@@ -16,7 +16,10 @@
 // control loop on each (named "_loop<N>_<frame>/..."), driven by the
 // loop's LoopCond value, and every Recv inside the loop waits for its
 // device's control loop, so each device runs the loop's iterations in step
-// and sees it end without a coordinator.
+// and sees it end without a coordinator. A loop's back edge (NextIteration
+// -> Merge) cannot cross devices (InvalidArgument): the placer keeps the
+// two together, and moves the loop's other control-flow nodes where
+// TensorFlow's partitioner would (runtime/placer.h).
 //
 // Recv scheduling (paper 5.2): a _Recv that nothing needs until late in the
 // step would otherwise fire at its start and keep its tensor (and what its

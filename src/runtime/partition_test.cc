@@ -115,6 +115,65 @@ TEST(PartitionTest, ReferencesCannotCrossDevices) {
                        {"node 'a' (Assign)", "reference", "'v'"}));
 }
 
+// A loop's control-flow nodes on three devices, as the placer leaves them
+// (a NextIteration beside its Merge): each device with a node of the loop
+// gets a control loop driven by the LoopCond, and the back edge stays on
+// its device.
+TEST(PartitionTest, ALoopOnThreeDevicesGetsAControlLoopOnEach) {
+  auto frame = [](NodeDef n, bool constant) {
+    (*n.mutable_attr())["frame_name"] = MakeAttrValue(std::string("f"));
+    (*n.mutable_attr())["is_constant"] = MakeAttrValue(constant);
+    return n;
+  };
+  auto i32 = [](const std::string& name, const std::string& op, std::vector<std::string> inputs,
+                const std::string& device) {
+    TestNode n(name, op);
+    for (auto& in : inputs) n.Input(in);
+    NodeDef def = n;
+    if (op != "LoopCond") (*def.mutable_attr())["T"] = MakeAttrValue(DT_INT32);
+    if (op == "Merge") (*def.mutable_attr())["N"] = MakeAttrValue(int64_t{2});
+    def.set_device(device);
+    return def;
+  };
+  const std::string cpu2 = "/job:localhost/replica:0/task:0/device:CPU:2";
+  auto g = Placed(GraphOf({On(ConstNode("zero", Tensor::Scalar<int32_t>(0)), kCpu0),
+                           On(ConstNode("limit", Tensor::Scalar<int32_t>(3)), kCpu0),
+                           frame(i32("enter", "Enter", {"zero"}, kCpu1), false),
+                           frame(i32("enter_limit", "Enter", {"limit"}, kCpu0), true),
+                           i32("merge", "Merge", {"enter", "next"}, kCpu1),
+                           i32("less", "Less", {"merge", "enter_limit"}, kCpu0),
+                           i32("cond", "LoopCond", {"less"}, kCpu0),
+                           i32("switch", "Switch", {"merge", "cond"}, kCpu1),
+                           i32("exit", "Exit", {"switch"}, kCpu1),
+                           i32("body", "Identity", {"switch:1"}, cpu2),
+                           i32("next", "NextIteration", {"body"}, kCpu1)}));
+  ASSERT_NE(g, nullptr);
+  Partitions p;
+  FLOWVM_ASSERT_OK(PartitionGraph(*g, PartitionOptions(), &p));
+  ASSERT_EQ(p.graphs.size(), 3u);
+  for (const std::string& device : {std::string(kCpu0), std::string(kCpu1), cpu2}) {
+    SCOPED_TRACE(device);
+    const GraphDef& part = p.graphs.at(device);
+    const NodeDef* merge = Find(part, "_loop1_f/merge");
+    ASSERT_NE(merge, nullptr);
+    const NodeDef* sw = Find(part, "_loop1_f/switch");
+    ASSERT_NE(sw, nullptr);
+    // Driven by the LoopCond: itself on CPU:0, its value received elsewhere.
+    EXPECT_EQ(Inputs(sw)[1], device == kCpu0 ? "cond" : "_recv_cond_0");
+  }
+  EXPECT_EQ(Inputs(Find(p.graphs.at(kCpu1), "merge")), (std::vector<std::string>{"enter", "next"}));
+  // The body's value goes back to CPU:1 inside the iteration, and its Recv
+  // waits for CPU:1's control loop.
+  const NodeDef* recv = Find(p.graphs.at(kCpu1), "_recv_body_0");
+  ASSERT_NE(recv, nullptr);
+  EXPECT_EQ(Inputs(recv), (std::vector<std::string>{"^_loop1_f/merge"}));
+
+  // A back edge across devices is refused, naming both ends.
+  g->FindNode("next")->set_assigned_device(kCpu0);
+  EXPECT_TRUE(HasError(PartitionGraph(*g, PartitionOptions(), &p), Code::kInvalidArgument,
+                       {"node 'merge' (Merge)", "back edge", "node 'next' (NextIteration)", "CPU:0"}));
+}
+
 TEST(PartitionTest, UnplacedNodesAreAnInternalError) {
   auto g = ToGraph(GraphOf({ConstNode("a", F({1}, {1}))}));
   Partitions p;

@@ -37,6 +37,11 @@ struct Member {
   // ("ignoring device specification ... because the input edge ... is a
   // reference connection").
   bool uses_state = false;
+  // A control-flow node that goes where TensorFlow's partitioner puts it
+  // (see FollowTarget): its request is not merged into the group's, only
+  // checked on its own, and its placement line says when the group's
+  // device does not match it.
+  bool follower = false;
 };
 
 // What one group asks for and where it may go.
@@ -83,9 +88,11 @@ std::vector<bool> KernelFeasible(const Group& g, const std::vector<PlacementDevi
 // conflict (a soft-placed group drops the later unpinned request instead).
 Status MergeRequests(Group* g, bool soft) {
   // Pinned members first: their device is not negotiable; then the rest,
-  // and last the members that only use another's state.
+  // and last the members that only use another's state. Followers go
+  // where the group goes.
   for (int pass = 0; pass < 3; ++pass) {
     for (const Member& m : g->members) {
+      if (m.follower && !m.pinned) continue;
       const int member_pass = m.pinned ? 0 : m.uses_state ? 2 : 1;
       if (member_pass != pass) continue;
       if (m.pinned) g->pinned = true;
@@ -150,6 +157,48 @@ Status FindCandidates(Group* g, const std::vector<PlacementDevice>& devices, boo
                                  soft || g->pinned ? "" : "; soft placement (--soft-placement) would drop the request");
 }
 
+// TensorFlow's partitioner moves some control-flow nodes after placement
+// (OptimizeControlFlowColocation), whatever they requested: a NextIteration
+// to its Merge's device (here the loop's back edge ties them anyway), a
+// Switch to its data input's (a conditional read of a remote variable
+// reads it there), an Exit to its input's and a non-reference Enter to its
+// first consumer's. It saves transfers and keeps a loop on as few devices
+// as possible. Here such a node joins the group of the node it follows
+// before the groups are placed, so the cost model sees where it runs. Only
+// a node alone in its group joins (a reference or resource edge already
+// ties it to the node it would follow, and a `_class` it was given is
+// kept), and only one with a kernel on every device type (joining must not
+// narrow where the group may go).
+struct FollowRule {
+  const Node* target = nullptr;
+  std::string why;  // "beside x, its data input: ..."
+};
+
+FollowRule FollowTarget(const Node* n) {
+  FollowRule rule;
+  if (n->IsSwitch() || n->IsExit()) {
+    const Edge* in = n->num_inputs() > 0 ? n->input_edge(0) : nullptr;
+    if (in == nullptr) return rule;
+    rule.target = in->src();
+    rule.why = n->IsSwitch() ? ", its data input: a Switch runs where the value it routes is"
+                             : ", its input: an Exit runs where its input is";
+  } else if (n->IsEnter() && n->num_inputs() > 0 && !IsRefType(n->input_type(0))) {
+    // TensorFlow takes the first data out-edge; ours are in the order the
+    // GraphDef made them, so the lowest id keeps the choice stable.
+    for (const Edge* e : n->out_edges())
+      if (!e->IsControlEdge() && (rule.target == nullptr || e->dst()->id() < rule.target->id())) rule.target = e->dst();
+    rule.why = ", its first consumer: an Enter runs where its value is used";
+  }
+  if (rule.target != nullptr) rule.why = "beside " + rule.target->name() + rule.why + " (as in TensorFlow)";
+  return rule;
+}
+
+bool HasKernelEverywhere(const Node* n, const std::vector<PlacementDevice>& devices) {
+  for (const PlacementDevice& d : devices)
+    if (!HasKernel(d.type, n->def())) return false;
+  return true;
+}
+
 }  // namespace
 
 Status PlaceGraph(Graph* graph, const std::vector<PlacementDevice>& devices, const PlacerOptions& options,
@@ -194,6 +243,27 @@ Status PlaceGraph(Graph* graph, const std::vector<PlacementDevice>& devices, con
     }
   }
 
+  // Control-flow nodes join the node they follow (FollowTarget). Whether a
+  // node is alone is decided before any joins, so chains (an Exit follows
+  // a Switch that follows its Merge) end up in one group.
+  std::vector<int> group_size(n_ids, 0);
+  for (Node* n : nodes) ++group_size[uf.Find(n->id())];
+  std::vector<bool> follower(n_ids, false);
+  std::vector<std::pair<int, int>> joins;
+  for (Node* n : nodes) {
+    if (n->IsNextIteration()) {
+      for (const Edge* e : n->out_edges()) follower[n->id()] = follower[n->id()] || e->IsBackEdge();
+      continue;
+    }
+    if (group_size[uf.Find(n->id())] != 1 || !HasKernelEverywhere(n, devices)) continue;
+    FollowRule rule = FollowTarget(n);
+    if (rule.target == nullptr) continue;
+    follower[n->id()] = true;
+    colocated_with[n->id()] = std::move(rule.why);
+    joins.emplace_back(n->id(), rule.target->id());
+  }
+  for (auto [a, b] : joins) uf.Union(a, b);
+
   std::vector<int> group_of(n_ids, -1);
   std::vector<Group> groups;
   std::map<int, int> group_of_root;
@@ -206,6 +276,7 @@ Status PlaceGraph(Graph* graph, const std::vector<PlacementDevice>& devices, con
     m.node = n;
     m.colocated_with = colocated_with[n->id()];
     m.uses_state = uses_state[n->id()];
+    m.follower = follower[n->id()];
     std::string requested = n->requested_device();
     if (options.pinned != nullptr) {
       auto p = options.pinned->find(n->name());
@@ -224,6 +295,17 @@ Status PlaceGraph(Graph* graph, const std::vector<PlacementDevice>& devices, con
   for (Group& g : groups) {
     FLOWVM_RETURN_IF_ERROR(MergeRequests(&g, options.allow_soft_placement));
     FLOWVM_RETURN_IF_ERROR(FindCandidates(&g, devices, options.allow_soft_placement));
+    // A follower's request is checked as TensorFlow's placer checks it
+    // before its partitioner moves the node: a device that does not exist
+    // (or has no kernel for it) is an error unless soft placement drops it.
+    for (const Member& m : g.members) {
+      if (!m.follower || m.pinned || m.node->requested_device().empty()) continue;
+      Group alone;
+      alone.members.push_back(m);
+      alone.members.back().follower = false;
+      FLOWVM_RETURN_IF_ERROR(MergeRequests(&alone, options.allow_soft_placement));
+      FLOWVM_RETURN_IF_ERROR(FindCandidates(&alone, devices, options.allow_soft_placement));
+    }
   }
 
   std::vector<SimGroup> sim(groups.size());
@@ -254,7 +336,12 @@ Status PlaceGraph(Graph* graph, const std::vector<PlacementDevice>& devices, con
     const Member* self = nullptr;
     for (const Member& m : g.members)
       if (m.node == n) self = &m;
+    std::string gave_way;
+    if (self->follower && !self->pinned && !n->requested_device().empty() && !DeviceSpecMatches(self->spec, d.parsed))
+      gave_way = "its request '" + n->requested_device() + "' gives way" +
+                 (n->IsNextIteration() ? ": a NextIteration runs beside its Merge (as in TensorFlow)" : "");
     if (self->pinned) reason = "kept from an earlier step (a stateful node keeps its device)";
+    else if (!gave_way.empty()) reason = self->colocated_with + "; " + gave_way;
     else if (!cost_reasons[n->id()].empty()) reason = cost_reasons[n->id()];
     else if (!n->requested_device().empty() && g.soft_note.empty()) reason = "requested '" + n->requested_device() + "'";
     else if (!self->colocated_with.empty()) reason = self->colocated_with;

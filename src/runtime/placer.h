@@ -12,12 +12,23 @@
 //     (a variable: a node with a reference or resource output) that asked
 //     for no device: they take the first device they may use, so that the
 //     device a variable lives on never depends on which step ran first.
-//     The rest are placed by the
-//     paper's greedy simulation: nodes are taken in the order they would
-//     become ready, and each goes to the device where it would finish
-//     soonest, counting the device's queue, its compute time there and the
-//     transfers of its inputs (runtime/cost_model.h). A cheap source node
-//     feeding a single consumer follows that consumer.
+//     The rest are placed by the paper's greedy simulation: nodes are
+//     taken in the order they would become ready, and each goes to the
+//     device where it would finish soonest, counting the device's queue,
+//     its compute time there and the transfers of its inputs
+//     (runtime/cost_model.h). A cheap source node feeding a single
+//     consumer follows that consumer.
+//
+// Control-flow nodes go where TensorFlow's partitioner puts them,
+// whatever they requested: a NextIteration beside its Merge (a back edge
+// cannot cross devices), and, when nothing else ties them, a Switch beside
+// its data input, an Exit beside its input and a non-reference Enter
+// beside its first consumer (through chains of such nodes). They join
+// that node's group in step 2; their requests are checked (a device that
+// does not exist is still an error) but do not place the group. The
+// partitioner builds the control loops a loop spread over devices needs
+// (runtime/partition.h). The placement line of a node whose request gave
+// way says what it followed.
 //
 // Unsatisfiable constraints are InvalidArgument naming the nodes, their
 // requests and the devices tried; with soft placement, a request that no
@@ -57,7 +68,8 @@ struct NodePlacement {
   std::string node;
   std::string device;
   // Why: "requested /device:CPU:1", "colocated with w (reference input)",
-  // "cost model: ...", "only feasible device", "kept from an earlier step".
+  // "cost model: ...", "only feasible device", "kept from an earlier step",
+  // "beside x, its data input: a Switch runs where ... gives way".
   std::string reason;
 };
 

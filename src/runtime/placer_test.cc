@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "graph/attr_value_util.h"
+#include "runtime/control_flow_test_util.h"
 #include "runtime/graph_validation.h"
 #include "runtime/runtime_test_util.h"
 
@@ -243,6 +244,160 @@ TEST(CostModelTest, StaticEstimatesAndTransfers) {
   model.RecordMeasurement("m", "CPU", 2000);
   EXPECT_DOUBLE_EQ(model.Measured("m", "CPU"), 0.7 * 1000 + 0.3 * 2000);
   EXPECT_LT(model.Measured("m", "GPU"), 0);
+}
+
+// Control-flow nodes go where TensorFlow's partitioner puts them, whatever
+// they asked for (issue 27, section 6); runtime/control_flow_devices_test.cc
+// runs such loops.
+namespace cf = control_flow_testing;
+
+std::vector<NodeDef> SumLoopOn(const std::map<std::string, std::string>& devices) {
+  std::vector<NodeDef> nodes = cf::Concat({cf::IntConst("zero", 0), cf::IntConst("limit", 5)},
+                                          cf::SumLoop("", "loop", "zero", "limit", "zero"));
+  for (auto& n : nodes) {
+    auto it = devices.find(n.name());
+    if (it != devices.end()) n.set_device(it->second);
+  }
+  return nodes;
+}
+
+TEST(PlacerTest, ANextIterationsRequestGivesWayToItsMerge) {
+  Placed p = Place(GraphOf(SumLoopOn({{"next_acc", "/device:CPU:0"}, {"merge_acc", "/device:CPU:1"}})), 2);
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  EXPECT_EQ(p.device["merge_acc"], "CPU:1");
+  EXPECT_EQ(p.device["next_acc"], "CPU:1");
+  EXPECT_EQ(p.reason["next_acc"],
+            "colocated with merge_acc (the loop's back edge); its request '/device:CPU:0' gives way: a NextIteration "
+            "runs beside its Merge (as in TensorFlow)");
+  EXPECT_EQ(p.reason["merge_acc"], "requested '/device:CPU:1'");
+  // As in TensorFlow, its request does not place its Merge: the Merge's
+  // group goes where the cost model says, and the NextIteration with it.
+  for (const char* device : {"/device:CPU:0", "/device:CPU:1"}) {
+    p = Place(GraphOf(SumLoopOn({{"next_acc", device}})), 2);
+    ASSERT_TRUE(p.status.ok()) << p.status;
+    EXPECT_EQ(p.device["next_acc"], p.device["merge_acc"]);
+    if ("/device:" + p.device["next_acc"] != device) {
+      EXPECT_NE(p.reason["next_acc"].find("gives way"), std::string::npos) << p.reason["next_acc"];
+    }
+  }
+}
+
+TEST(PlacerTest, SwitchExitAndEnterFollowTheirNeighbours) {
+  Placed p = Place(GraphOf(SumLoopOn({{"merge_acc", "/device:CPU:1"},
+                                      {"switch_acc", "/device:CPU:0"},
+                                      {"exit_acc", "/device:CPU:2"},
+                                      {"enter_acc", "/device:CPU:0"},
+                                      {"enter_limit", "/device:CPU:2"},
+                                      {"less", "/device:CPU:0"},
+                                      {"merge_i", "/device:CPU:2"}})),
+                   3);
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  EXPECT_EQ(p.device["switch_acc"], "CPU:1");
+  EXPECT_EQ(p.reason["switch_acc"],
+            "beside merge_acc, its data input: a Switch runs where the value it routes is (as in TensorFlow); its "
+            "request '/device:CPU:0' gives way");
+  // An Exit follows its Switch, which follows its Merge.
+  EXPECT_EQ(p.device["exit_acc"], "CPU:1");
+  EXPECT_EQ(p.reason["exit_acc"],
+            "beside switch_acc, its input: an Exit runs where its input is (as in TensorFlow); its request "
+            "'/device:CPU:2' gives way");
+  EXPECT_EQ(p.device["enter_acc"], "CPU:1");
+  EXPECT_EQ(p.reason["enter_acc"],
+            "beside merge_acc, its first consumer: an Enter runs where its value is used (as in TensorFlow); its "
+            "request '/device:CPU:0' gives way");
+  EXPECT_EQ(p.device["enter_limit"], "CPU:0");  // its consumer is `less`
+  EXPECT_EQ(p.device["enter_i"], "CPU:2");
+  EXPECT_EQ(p.device["switch_i"], "CPU:2");
+  EXPECT_EQ(p.device["exit_i"], "CPU:2");
+  EXPECT_EQ(p.device["next_i"], "CPU:2");
+  // Merge and LoopCond are not moved.
+  EXPECT_EQ(p.device["merge_acc"], "CPU:1");
+  EXPECT_EQ(p.device["less"], "CPU:0");
+}
+
+TEST(PlacerTest, ACondsSwitchFollowsItsDataInputNotItsPredicate) {
+  std::vector<NodeDef> nodes = cf::Concat({On(cf::BoolPlaceholder("pred"), "/device:CPU:1"),
+                                           cf::IntConst("x", 7, "", "/device:CPU:0")},
+                                          cf::CondNodes("x"));
+  for (auto& n : nodes)
+    if (n.name() == "sw" || n.name() == "merge") n.set_device("/device:CPU:1");
+  Placed p = Place(GraphOf(nodes), 2);
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  EXPECT_EQ(p.device["sw"], "CPU:0");
+  EXPECT_EQ(p.device["merge"], "CPU:1");
+}
+
+// A conditional read of a variable another step pinned to CPU:1: the
+// Switch reads it there (TensorFlow's reason for the rule).
+TEST(PlacerTest, ASwitchReadingAPinnedVariableRunsBesideIt) {
+  std::map<std::string, std::string> pinned{{"v", FullDeviceName("localhost", 0, 0, "CPU", 1)}};
+  PlacerOptions options;
+  options.pinned = &pinned;
+  NodeDef sw = TestNode("sw", "Switch").Input("v").Input("pred").Attr("T", DT_FLOAT);
+  Placed p = Place(GraphOf({Var("v"), cf::BoolPlaceholder("pred"), On(sw, "/device:CPU:0"),
+                            Unary("taken", "Identity", "sw:1", "/device:CPU:0")}),
+                   2, options);
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  EXPECT_EQ(p.device["v"], "CPU:1");
+  EXPECT_EQ(p.device["sw"], "CPU:1");
+  EXPECT_EQ(p.device["taken"], "CPU:0");
+}
+
+// A Switch of a resource handle (a stack in a cond) is tied to the
+// resource by its input: it and the op that uses its output stay with the
+// resource, whatever they ask for.
+TEST(PlacerTest, AResourceSwitchStaysWithTheResource) {
+  NodeDef stack = TestNode("s", "StackV2").Input("max").Attr("elem_type", DT_FLOAT);
+  NodeDef sw = TestNode("sw", "Switch").Input("s").Input("pred").Attr("T", DT_RESOURCE);
+  NodeDef push = TestNode("push", "StackPushV2").Input("sw:1").Input("x").Attr("T", DT_FLOAT);
+  Placed p = Place(GraphOf({On(cf::IntConst("max", -1), "/device:CPU:1"), On(stack, "/device:CPU:1"),
+                            cf::BoolPlaceholder("pred"), ConstNode("x", F({1}, {1})), On(sw, "/device:CPU:0"),
+                            On(push, "/device:CPU:0")}),
+                   2);
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  EXPECT_EQ(p.device["sw"], "CPU:1");
+  EXPECT_EQ(p.device["push"], "CPU:1");
+  EXPECT_NE(p.reason["sw"].find("colocated with s (resource input)"), std::string::npos) << p.reason["sw"];
+}
+
+// A node tied to others by `_class` stays with them; real conflicts
+// between nodes the rule does not move are still errors naming both.
+TEST(PlacerTest, ColocationGroupsHoldControlFlowNodesAndConflictsStillFail) {
+  std::vector<NodeDef> nodes = SumLoopOn({{"merge_acc", "/device:CPU:1"}, {"body_acc", "/device:CPU:0"}});
+  for (auto& n : nodes)
+    if (n.name() == "switch_acc") n = Colocated(n, "body_acc");
+  Placed p = Place(GraphOf(nodes), 2);
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  EXPECT_EQ(p.device["switch_acc"], "CPU:0");
+  EXPECT_EQ(p.reason["switch_acc"], "colocated with body_acc (_class)");
+
+  nodes = SumLoopOn({{"merge_acc", "/device:CPU:1"}, {"acc_plus", "/device:CPU:0"}});
+  for (auto& n : nodes)
+    if (n.name() == "acc_plus") n = Colocated(n, "merge_acc");
+  p = Place(GraphOf(nodes), 2);
+  EXPECT_TRUE(HasError(p.status, Code::kInvalidArgument,
+                       {"cannot colocate", "node 'acc_plus' (Add)", "'merge_acc'", "CPU:0", "CPU:1"}));
+  // A Merge is never moved: two Merges tied by `_class` that ask for
+  // different devices conflict.
+  nodes = SumLoopOn({{"merge_i", "/device:CPU:1"}, {"merge_acc", "/device:CPU:0"}});
+  for (auto& n : nodes)
+    if (n.name() == "merge_acc") n = Colocated(n, "merge_i");
+  p = Place(GraphOf(nodes), 2);
+  EXPECT_TRUE(HasError(p.status, Code::kInvalidArgument, {"cannot colocate", "merge_acc", "merge_i"}));
+}
+
+// TensorFlow's placer sees a request before its partitioner moves the
+// node: a Switch asking for a device that does not exist is an error,
+// unless soft placement drops the request.
+TEST(PlacerTest, AMovedNodesImpossibleRequestIsStillAnErrorUnlessSoft) {
+  const GraphDef g = GraphOf(SumLoopOn({{"switch_acc", "/device:CPU:5"}}));
+  Placed p = Place(g, 2);
+  EXPECT_TRUE(HasError(p.status, Code::kInvalidArgument, {"switch_acc", "/device:CPU:5", "does not exist"}));
+  PlacerOptions soft;
+  soft.allow_soft_placement = true;
+  p = Place(g, 2, soft);
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  EXPECT_EQ(p.device["switch_acc"], p.device["merge_acc"]);
 }
 
 }  // namespace

@@ -5,8 +5,10 @@
 #include <unordered_set>
 
 #include "graph/graph.h"
+#include "runtime/function_runtime.h"
 #include "runtime/graph_optimizer.h"
 #include "runtime/partition.h"
+#include "runtime/passes/function_inlining.h"
 
 namespace flowvm {
 
@@ -40,6 +42,12 @@ StatusOr<StepPlan> PlanStep(const PlanInputs& in, const std::vector<std::string>
   plan.pruned = std::move(rewrite.pruned);
   plan.num_fetches = static_cast<int>(fetches.size());
 
+  // Function calls become their bodies, so that placement and partitioning
+  // treat them like any other nodes (white paper section 10).
+  FunctionInliningReport inlining;
+  FLOWVM_RETURN_IF_ERROR(InlineFunctionCalls(graph.get(), &inlining));
+  plan.optimizations = inlining.lines;
+
   // Optimization passes (paper 5.1) on the pruned graph, before placement.
   // The step's own feed and fetch nodes and its targets stay as they are.
   std::unordered_set<std::string> keep;
@@ -48,7 +56,7 @@ StatusOr<StepPlan> PlanStep(const PlanInputs& in, const std::vector<std::string>
     if (n->op() == "_Arg" || n->op() == "_Retval") keep.insert(n->name());
   GraphOptimizerReport report;
   FLOWVM_RETURN_IF_ERROR(OptimizeGraph(graph.get(), in.options->optimizer, keep, &report));
-  plan.optimizations = std::move(report.lines);
+  plan.optimizations.insert(plan.optimizations.end(), report.lines.begin(), report.lines.end());
 
   PlacerOptions placer_options;
   placer_options.allow_soft_placement = in.options->allow_soft_placement;
@@ -79,6 +87,17 @@ StatusOr<StepPlan> PlanStep(const PlanInputs& in, const std::vector<std::string>
   plan.transfers.insert(plan.transfers.end(), parts.transfers.begin(), parts.transfers.end());
   plan.scheduled_recvs = std::move(parts.scheduled);
   for (const auto& [device, def] : parts.graphs) plan.executed_nodes += def.node_size();
+  // The functions kernels still call (datasets' functions, recursive
+  // calls) travel with the partitions that use them.
+  std::set<std::string> called;
+  for (const auto& [device, def] : parts.graphs)
+    for (const NodeDef& n : def.node())
+      for (std::string& f : graph->library().CalledFunctions(n)) called.insert(std::move(f));
+  if (!called.empty()) {
+    FunctionDefLibrary library;
+    graph->library().ReachableProto(called, &library);
+    for (auto& [device, def] : parts.graphs) *def.mutable_library() = library;
+  }
   plan.partitions = std::move(parts.graphs);
   return plan;
 }
@@ -122,6 +141,10 @@ StatusOr<std::unique_ptr<PreparedStep>> PrepareStep(const PrepareInputs& in, con
     exec_options.pool = device->thread_pool();
     PreparedStep::Partition p;
     p.device = device;
+    if (!part_graph->library().empty()) {
+      p.functions = DeviceFunctionRuntime::Create(device, part_graph->shared_library());
+      exec_options.function_library = p.functions.get();
+    }
     FLOWVM_ASSIGN_OR_RETURN(p.executor, Executor::Create(std::move(part_graph), exec_options));
     step->partitions.push_back(std::move(p));
     step->partition_graphs.push_back(std::move(def));

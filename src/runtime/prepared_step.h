@@ -58,6 +58,9 @@ StatusOr<StepPlan> PlanStep(const PlanInputs& in, const std::vector<std::string>
 struct PreparedStep {
   struct Partition {
     Device* device = nullptr;
+    // The partition's functions (null if it calls none); declared before
+    // the executor, whose kernels point to it, so it goes after them.
+    std::shared_ptr<FunctionLibraryRuntime> functions;
     std::unique_ptr<Executor> executor;
   };
   std::vector<Partition> partitions;

@@ -68,6 +68,8 @@ std::string AttrCppType(const std::string& type) {
   if (type == "list(type)") return "const std::vector<DataType>&";
   if (type == "list(string)") return "const std::vector<std::string>&";
   if (type == "list(shape)") return "const std::vector<PartialTensorShape>&";
+  if (type == "func") return "const NameAttrList&";
+  if (type == "list(func)") return "const std::vector<NameAttrList>&";
   return "";
 }
 

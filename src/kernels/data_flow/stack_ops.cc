@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "flowvm/resource_handle.h"
+#include "kernels/data_flow/step_container.h"
 #include "kernels/framework/kernel_registry.h"
 #include "kernels/framework/op_kernel.h"
 #include "kernels/framework/resource_handles.h"
@@ -54,21 +55,6 @@ class Stack : public ResourceBase {
   std::vector<Tensor> values_;
 };
 
-// Removes a step's container from a resource manager when the step is over
-// (the step holds it; see StepResources).
-class StepContainer : public ResourceBase {
- public:
-  StepContainer(ResourceMgr* rm, std::string container) : rm_(rm), container_(std::move(container)) {}
-  ~StepContainer() override { rm_->Cleanup(container_); }
-  std::string DebugString() const override { return "step container " + container_; }
-
- private:
-  ResourceMgr* rm_;
-  std::string container_;
-};
-
-std::string StepContainerName(int64_t step_id) { return "__step_" + std::to_string(step_id); }
-
 class StackOp : public OpKernel {
  public:
   explicit StackOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -77,13 +63,13 @@ class StackOp : public OpKernel {
     if (stack_name_.empty()) stack_name_ = name();
   }
   void Compute(OpKernelContext* ctx) override {
-    ResourceMgr* rm = ctx->resource_manager();
-    OP_REQUIRES(ctx, rm != nullptr, errors::Internal("no resource manager for stack '", stack_name_, "'"));
     const Tensor& max = ctx->input(0);
     OP_REQUIRES(ctx, max.dims() == 0, errors::InvalidArgument("max_size must be a scalar"));
-    const std::string container = StepContainerName(ctx->step_id());
-    OP_REQUIRES(ctx, ctx->step().resources != nullptr,
-                errors::Internal("stack '", stack_name_, "' in a step that holds no resources"));
+    // Held by the step only: when the step ends, its container goes.
+    auto container_or = StepContainerForStep(ctx, "stack '" + stack_name_ + "'");
+    OP_REQUIRES_OK(ctx, container_or.status());
+    const std::string& container = *container_or;
+    ResourceMgr* rm = ctx->resource_manager();
     // Each run makes a stack of its own (TensorFlow's rule): a StackV2 in
     // a loop body gives every iteration its own stack.
     static std::atomic<int64_t> next_id{0};
@@ -96,9 +82,6 @@ class StackOp : public OpKernel {
                                                   }));
     ctx->set_output(0, MakeResourceHandleTensor(ctx, container, name, "Stack"));
     ctx->KeepAliveForStep(std::move(stack));
-    // Held by the step only: when the step ends, its container goes (the
-    // first of a step's cleaners removes it, the others find nothing).
-    ctx->KeepAliveForStep(std::make_shared<StepContainer>(rm, container));
   }
   bool IsExpensive() const override { return false; }
 

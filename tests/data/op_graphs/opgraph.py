@@ -99,6 +99,14 @@ class Shape:
         self.dims = dims
 
 
+class Func:
+    """A func attr: a function of the graph's library, with attrs of its own."""
+
+    def __init__(self, name, **attrs):
+        self.name = name
+        self.attrs = attrs
+
+
 class Tensor:
     """A tensor attr (or Const value) given explicitly."""
 
@@ -163,6 +171,10 @@ def _attr(value, indent):
         return pad + "shape { " + _shape_proto(value) + " }"
     if isinstance(value, Tensor):
         return pad + "tensor {\n" + _tensor_proto(value.value, indent + 2) + "\n" + pad + "}"
+    if isinstance(value, Func):
+        return pad + "func " + _func(value)
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, Func) for v in value):
+        return pad + "list { " + " ".join("func " + _func(v) for v in value) + " }"
     if isinstance(value, (list, tuple)):
         items = []
         for v in value:
@@ -184,14 +196,31 @@ def _attr(value, indent):
     raise TypeError("unsupported attr value %r" % (value,))
 
 
+def _func(f):
+    body = ['name: "%s"' % f.name]
+    for key in sorted(f.attrs):
+        body.append('attr { key: "%s" value { %s } }' % (key, _attr(f.attrs[key], 0)))
+    return "{ " + " ".join(body) + " }"
+
+
 class Graph:
     def __init__(self):
         self._nodes = []
+        self._functions = []
+        self._gradients = []
+        self._node_field = "node"
+
+    def function(self, fn):
+        """Adds a Function to the graph's library."""
+        self._functions.append(fn)
+
+    def gradient(self, function_name, gradient_func):
+        self._gradients.append((function_name, gradient_func))
 
     def node(self, name, op, inputs=(), device=None, **attrs):
         """Adds a node; returns its name. Attr values: int, float, bool, str,
-        NumPy scalar types / DType (type attrs), Shape, Tensor, lists."""
-        lines = ["node {", '  name: "%s"' % name, '  op: "%s"' % op]
+        NumPy scalar types / DType (type attrs), Shape, Tensor, Func, lists."""
+        lines = [self._node_field + " {", '  name: "%s"' % name, '  op: "%s"' % op]
         for i in inputs:
             lines.append('  input: "%s"' % i)
         if device:
@@ -219,7 +248,56 @@ class Graph:
         return self.node(name, "Const", value=Tensor(value), dtype=dt)
 
     def text(self):
-        return "\n".join(self._nodes) + "\nversions {\n  producer: 1087\n}\n"
+        text = "\n".join(self._nodes) + "\nversions {\n  producer: 1087\n}\n"
+        if self._functions or self._gradients:
+            text += "library {\n"
+            for fn in self._functions:
+                text += fn.text()
+            for f, g in self._gradients:
+                text += 'gradient { function_name: "%s" gradient_func: "%s" }\n' % (f, g)
+            text += "}\n"
+        return text
+
+
+class Function(Graph):
+    """A FunctionDef for a graph's library, built like a Graph. Inputs of
+    body nodes name tensors TensorFlow's way: an argument by its name, a
+    node's output as "node:out_arg:index".
+
+        f = Function("Square", inputs=[("x", np.float32)], outputs=[("y", np.float32)])
+        f.node("sq", "Mul", ["x", "x"], T=np.float32)
+        f.ret("y", "sq:z:0")
+        g.function(f)
+    """
+
+    def __init__(self, name, inputs, outputs, attrs=()):
+        super().__init__()
+        self._node_field = "node_def"
+        self.name = name
+        self.inputs = inputs
+        self.outputs = outputs
+        self.attrs = attrs  # [(name, type string)], e.g. ("T", "type")
+        self.rets = {}
+
+    def ret(self, output, tensor):
+        self.rets[output] = tensor
+
+    def _arg(self, name, t):
+        if isinstance(t, str) and not t.startswith("DT_"):
+            return '{ name: "%s" type_attr: "%s" }' % (name, t)
+        return '{ name: "%s" type: %s }' % (name, dtype_name(t))
+
+    def text(self):
+        sig = ['name: "%s"' % self.name]
+        sig += ["input_arg " + self._arg(n, t) for n, t in self.inputs]
+        sig += ["output_arg " + self._arg(n, t) for n, t in self.outputs]
+        sig += ['attr { name: "%s" type: "%s" }' % a for a in self.attrs]
+        lines = ["function {", "signature { " + " ".join(sig) + " }"]
+        lines += self._nodes
+        for out in sorted(self.rets):
+            lines.append('ret { key: "%s" value: "%s" }' % (out, self.rets[out]))
+        lines.append("}\n")
+        return "\n".join(lines)
 
 
 def _save_npy(path, arr):

@@ -7,23 +7,31 @@ clusters use TensorFlow 1.x's names, signatures and defaults; programs
 written for it run with only the import line changed (or unchanged, under
 `python3 -m flowvm.tf1 SCRIPT.py`).
 """
+from flowvm._alias import install_prefix_alias as _install_prefix_alias
+
+# flowvm.compat.v1.python.<X> is the implementation module flowvm.tf.<X>, so
+# TensorFlow's internal import paths (`from tensorflow.python.framework
+# import ops` under the runner) name the same module objects.
+_install_prefix_alias("flowvm.compat.v1.python", "flowvm.tf")
+
 # The implementation modules, in dependency order; each one's __all__ is
 # what it adds to this namespace.
-from flowvm.tf.dtypes import *  # noqa: F401,F403
-from flowvm.tf.dtypes import DType, as_dtype  # noqa: F401
-from flowvm.tf.tensor_shape import TensorShape, Dimension, dimension_value  # noqa: F401
-from flowvm.tf.device_spec import DeviceSpec  # noqa: F401
-from flowvm.tf.ops import (Graph, Operation, Tensor, GraphKeys, get_default_graph, reset_default_graph,  # noqa: F401
-                           name_scope, op_scope, device, control_dependencies, colocate_with,
-                           add_to_collection, add_to_collections, get_collection, get_collection_ref,
-                           get_default_session, convert_to_tensor, convert_n_to_tensor,
-                           convert_to_tensor_or_indexed_slices, register_tensor_conversion_function,
-                           executing_eagerly, enable_eager_execution, disable_eager_execution, get_name_scope)
-from flowvm.tf.constant_op import constant  # noqa: F401
-from flowvm.tf.session import Session, InteractiveSession  # noqa: F401
-from flowvm.tf.gradients_impl import gradients  # noqa: F401
-from flowvm.tf.importer import import_graph_def  # noqa: F401
-from flowvm.tf.tensor_util import make_tensor_proto, make_ndarray  # noqa: F401
+from flowvm.tf.framework.dtypes import *  # noqa: F401,F403
+from flowvm.tf.framework.dtypes import DType, as_dtype  # noqa: F401
+from flowvm.tf.framework.tensor_shape import TensorShape, Dimension, dimension_value  # noqa: F401
+from flowvm.tf.framework.device_spec import DeviceSpec  # noqa: F401
+from flowvm.tf.framework.ops import (  # noqa: F401
+    Graph, Operation, Tensor, GraphKeys, get_default_graph, reset_default_graph, name_scope, op_scope, device,
+    control_dependencies, colocate_with, add_to_collection, add_to_collections, get_collection,
+    get_collection_ref, get_default_session, convert_to_tensor, convert_n_to_tensor,
+    convert_to_tensor_or_indexed_slices, register_tensor_conversion_function, executing_eagerly,
+    enable_eager_execution, disable_eager_execution, get_name_scope)
+from flowvm.tf.framework.constant_op import constant  # noqa: F401
+from flowvm.tf.framework.random_seed import set_random_seed, get_seed  # noqa: F401
+from flowvm.tf.client.session import Session, InteractiveSession  # noqa: F401
+from flowvm.tf.ops.gradients_impl import gradients  # noqa: F401
+from flowvm.tf.framework.importer import import_graph_def  # noqa: F401
+from flowvm.tf.framework.tensor_util import make_tensor_proto, make_ndarray  # noqa: F401
 
 from flowvm.config_pb2 import ConfigProto, RunOptions, RunMetadata, GPUOptions, GraphOptions  # noqa: F401
 from flowvm.config_pb2 import OptimizerOptionsProto as OptimizerOptions  # noqa: F401
@@ -61,32 +69,31 @@ COMPILER_VERSION = "flowvm"
 
 # Tensor ops (math, arrays, random numbers); importing them installs the
 # Tensor operators and the conversion of lists holding tensors.
-from flowvm.tf.math_ops import *  # noqa: F401,F403,E402
-from flowvm.tf.array_ops import *  # noqa: F401,F403,E402
-from flowvm.tf.random_ops import *  # noqa: F401,F403,E402
+from flowvm.tf.ops.math_ops import *  # noqa: F401,F403,E402
+from flowvm.tf.ops.array_ops import *  # noqa: F401,F403,E402
+from flowvm.tf.ops.random_ops import *  # noqa: F401,F403,E402
 from flowvm.compat.v1 import math, random, linalg, nn, image  # noqa: F401,E402
 
-# Variables, initializers, variable scopes (py-train).
-from flowvm.tf.variables import *  # noqa: F401,F403,E402
-from flowvm.tf.variables import Variable, VariableV1  # noqa: F401,E402
-from flowvm.tf.init_ops import (zeros_initializer, ones_initializer, constant_initializer,  # noqa: F401,E402
-                                random_uniform_initializer, random_normal_initializer,
-                                truncated_normal_initializer, uniform_unit_scaling_initializer,
-                                variance_scaling_initializer, orthogonal_initializer, glorot_uniform_initializer,
-                                glorot_normal_initializer)
-from flowvm.tf.variable_scope import (VariableScope, variable_scope, variable_op_scope,  # noqa: F401,E402
-                                      get_variable_scope, get_variable, get_local_variable, no_regularizer,
-                                      AUTO_REUSE, enable_resource_variables, resource_variables_enabled)
+# Variables, initializers, variable scopes.
+from flowvm.tf.ops.variables import *  # noqa: F401,F403,E402
+from flowvm.tf.ops.variables import Variable, VariableV1  # noqa: F401,E402
+from flowvm.tf.ops.init_ops import (  # noqa: F401,E402
+    zeros_initializer, ones_initializer, constant_initializer, random_uniform_initializer,
+    random_normal_initializer, truncated_normal_initializer, uniform_unit_scaling_initializer,
+    variance_scaling_initializer, orthogonal_initializer, glorot_uniform_initializer, glorot_normal_initializer)
+from flowvm.tf.ops.variable_scope import (  # noqa: F401,E402
+    VariableScope, variable_scope, variable_op_scope, get_variable_scope, get_variable, get_local_variable,
+    no_regularizer, AUTO_REUSE, enable_resource_variables, resource_variables_enabled)
 from flowvm.compat.v1 import initializers  # noqa: F401,E402
 from flowvm.compat.v1 import train  # noqa: F401,E402
 from flowvm.compat.v1 import summary  # noqa: F401,E402
-# Control flow, clusters, monitored sessions, tf.app/flags/logging/gfile (py-dist).
+# Control flow, queues, tf.app/flags/logging/gfile.
 from flowvm.compat.v1 import app, flags, logging, gfile  # noqa: F401,E402
 from flowvm import compat  # noqa: F401,E402 - tf.compat.v1 is this namespace
-from flowvm.tf.control_flow_ops import (cond, case, while_loop, group, tuple, no_op, with_dependencies,  # noqa: F401,E402,A004
-                                        Assert, Print)
-from flowvm.tf.control_flow_ops import print_v2 as print  # noqa: F401,E402,A004
-from flowvm.tf.data_flow_ops import QueueBase, FIFOQueue, RandomShuffleQueue, PaddingFIFOQueue  # noqa: F401,E402
+from flowvm.tf.ops.control_flow_ops import (  # noqa: F401,E402,A004
+    cond, case, while_loop, group, tuple, no_op, with_dependencies, Assert, Print)
+from flowvm.tf.ops.control_flow_ops import print_v2 as print  # noqa: F401,E402,A004
+from flowvm.tf.ops.data_flow_ops import QueueBase, FIFOQueue, RandomShuffleQueue, PaddingFIFOQueue  # noqa: F401,E402
 
-# Layers, losses and metrics (need variables, so they come after them).
+# Layers, losses and metrics.
 from flowvm.compat.v1 import layers, losses, metrics  # noqa: F401,E402

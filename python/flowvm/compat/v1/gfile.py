@@ -1,3 +1,4 @@
 """tf.gfile."""
-from flowvm.tf.gfile import (GFile, Open, FastGFile, Exists, IsDirectory, MakeDirs, MkDir, ListDirectory,  # noqa: F401
-                             Glob, Remove, DeleteRecursively, Copy, Rename, Stat, Walk)
+from flowvm.tf.platform.gfile import (  # noqa: F401
+    GFile, Open, FastGFile, Exists, IsDirectory, MakeDirs, MkDir, ListDirectory, Glob, Remove, DeleteRecursively,
+    Copy, Rename, Stat, Walk)

@@ -1,2 +1,2 @@
 """tf.image: the image functions flowvm supports."""
-from flowvm.tf.image_ops import *  # noqa: F401,F403
+from flowvm.tf.ops.image_ops import *  # noqa: F401,F403

@@ -1,2 +1,2 @@
 """tf.layers: layer classes and their functional forms."""
-from flowvm.tf.layers import *  # noqa: F401,F403
+from flowvm.tf.layers.layers import *  # noqa: F401,F403

@@ -1,2 +1,2 @@
 """tf.losses: weighted, reduced losses and the LOSSES collection."""
-from flowvm.tf.losses import *  # noqa: F401,F403
+from flowvm.tf.ops.losses.losses import *  # noqa: F401,F403

@@ -1,2 +1,2 @@
 """tf.metrics: streaming metrics over local variables."""
-from flowvm.tf.metrics import *  # noqa: F401,F403
+from flowvm.tf.ops.metrics import *  # noqa: F401,F403

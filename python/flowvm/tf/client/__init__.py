@@ -1,0 +1,1 @@
+"""Sessions (TensorFlow's tensorflow/python/client)."""

@@ -1,0 +1,1 @@
+"""tf.data (TensorFlow's tensorflow/python/data): datasets and iterators land here."""

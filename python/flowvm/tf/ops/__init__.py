@@ -1,0 +1,2 @@
+"""The ops: wrappers over the generated op functions (gen_ops), variables,
+control flow, queues, initializers (TensorFlow's tensorflow/python/ops)."""

@@ -1,0 +1,1 @@
+"""tf.losses' implementation (TensorFlow's tensorflow/python/ops/losses)."""

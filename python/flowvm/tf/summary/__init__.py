@@ -1,0 +1,1 @@
+"""Summary ops and event-file writers (TensorFlow's tensorflow/python/summary)."""

@@ -1,0 +1,1 @@
+"""Event-file writers (TensorFlow's tensorflow/python/summary/writer)."""

@@ -1,0 +1,1 @@
+"""Nested structures (TensorFlow's tensorflow/python/util)."""
