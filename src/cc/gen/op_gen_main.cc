@@ -203,12 +203,6 @@ int Main(int argc, char** argv) {
   for (const std::string& op : OpRegistry::Global()->ListOps()) {
     if (op == "Const") continue;  // hand-written: ops::Const(scope, value) in scope.h
     auto reg = OpRegistry::Global()->LookUp(op);
-    // Ops with function attrs (MapDataset, OneShotIterator, ...) get no
-    // typed builder until the client API can name functions.
-    bool has_func = false;
-    for (const auto& attr : (*reg)->op_def.attr())
-      has_func = has_func || attr.type() == "func" || attr.type() == "list(func)";
-    if (has_func) continue;
     WriteOp((*reg)->op_def, h, cc);
   }
   h << "\n}  // namespace ops\n}  // namespace flowvm\n\n#endif  // FLOWVM_CC_OPS_H_\n";
