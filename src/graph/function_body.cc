@@ -109,7 +109,7 @@ class BodyBuilder {
       info->clear_original_func_names();
       info->add_original_func_names(func_.name());
       for (const std::string& f : nd.experimental_debug_info().original_func_names()) info->add_original_func_names(f);
-      auto added = g->AddNode(std::move(def));
+      auto added = g->AddNodeToConnect(std::move(def));
       if (!added.ok()) return added.status().WithContext(where_);
       nodes_[nd.name()] = *added;
     }
@@ -251,7 +251,7 @@ class BodyBuilder {
         (*def.mutable_attr())["T"] = MakeAttrValue(want);
         (*def.mutable_attr())["index"] = MakeAttrValue(static_cast<int64_t>(index));
         def.mutable_experimental_debug_info()->add_original_func_names(func_.name());
-        FLOWVM_ASSIGN_OR_RETURN(Node * n, g->AddNode(std::move(def)));
+        FLOWVM_ASSIGN_OR_RETURN(Node * n, g->AddNodeToConnect(std::move(def)));
         FLOWVM_ASSIGN_OR_RETURN(const Edge* e, g->AddEdge(t.node, t.index, n, 0));
         (void)e;
         body_->ret_nodes.push_back(n);

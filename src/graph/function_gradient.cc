@@ -89,7 +89,7 @@ StatusOr<std::unique_ptr<FunctionBody>> InstantiateGradient(std::shared_ptr<Func
     (*def.mutable_attr())["T"] = MakeAttrValue(t);
     (*def.mutable_attr())["index"] = MakeAttrValue(static_cast<int64_t>(i));
     def.mutable_experimental_debug_info()->add_original_func_names(func.name());
-    FLOWVM_ASSIGN_OR_RETURN(Node * r, g->AddNode(std::move(def)));
+    FLOWVM_ASSIGN_OR_RETURN(Node * r, g->AddNodeToConnect(std::move(def)));
     FLOWVM_ASSIGN_OR_RETURN(const Edge* e, g->AddEdge(dx[i].node, dx[i].index, r, 0));
     (void)e;
     body->ret_nodes.push_back(r);

@@ -37,8 +37,8 @@ Status InferFunctionShapes(const FunctionLibraryDefinition& library, const NameA
   }
   ShapeRefiner refiner;
   refiner.SetArgShapes(std::move(args), std::move(values));
-  Status s = refiner.InferAll(*body->graph);
-  if (!s.ok()) return s.WithContext("in function '" + func.name() + "'");
+  // Errors name the body's node, which says which function it is in.
+  FLOWVM_RETURN_IF_ERROR(refiner.InferAll(*body->graph));
   for (Node* r : body->ret_nodes) {
     const Edge* e = r->input_edge(0);
     const auto& shapes = refiner.OutputShapes(e->src()->id());

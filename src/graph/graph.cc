@@ -59,6 +59,19 @@ StatusOr<Node*> Graph::AddNode(NodeDef def) {
   return raw;
 }
 
+StatusOr<Node*> Graph::AddNodeToConnect(NodeDef def) {
+  def.clear_input();
+  auto reg = LookUpOp(def.op());
+  if (!reg.ok()) return AttachNode(reg.status(), def);
+  NodeDef probe = def;
+  AddDefaultsToNodeDef((*reg)->op_def, &probe);
+  DataTypeVector ins, outs;
+  FLOWVM_RETURN_IF_ERROR(InOutTypesForNode(probe, (*reg)->op_def, &ins, &outs));
+  // Stand-ins for the inputs to come, so that the count is checked as usual.
+  for (size_t i = 0; i < ins.size(); ++i) def.add_input("_");
+  return AddNode(std::move(def));
+}
+
 StatusOr<const Edge*> Graph::AddEdge(Node* src, int src_output, Node* dst, int dst_input) {
   if (src_output < 0 || src_output >= src->num_outputs())
     return errors::InvalidArgument(dst->label(), ": input ", dst_input, " refers to output ", src_output, " of ",

@@ -118,6 +118,10 @@ class Graph {
   // (the NodeDef's input strings count, but are not connected: callers add
   // edges). Fails on a duplicate name.
   StatusOr<Node*> AddNode(NodeDef def);
+  // AddNode for a node whose data inputs the caller connects afterwards
+  // with AddEdge (graph rewrites, function bodies): the NodeDef's input
+  // list is ignored, everything else is validated.
+  StatusOr<Node*> AddNodeToConnect(NodeDef def);
   // Type-checks the connection; a ref output may feed a non-ref input of its
   // base type (it is read), never the reverse.
   StatusOr<const Edge*> AddEdge(Node* src, int src_output, Node* dst, int dst_input);

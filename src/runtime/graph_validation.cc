@@ -3,6 +3,7 @@
 #include "graph/graph.h"
 #include "graph/shape_inference.h"
 #include "kernels/framework/kernel_registry.h"
+#include "runtime/passes/function_inlining.h"
 
 namespace flowvm {
 
@@ -55,9 +56,10 @@ Status ValidateGraphForDevices(const GraphDef& def, const std::vector<PlacementD
   ShapeRefiner refiner;
   FLOWVM_RETURN_IF_ERROR(refiner.InferAll(graph));
   for (Node* n : graph.nodes()) {
-    // A call of a function runs wherever its body's nodes can (the body is
-    // inlined before placement): only the device request is checked here.
-    if (graph.library().Contains(n->op())) {
+    // A call of a function (an If, a While, ...) runs wherever its body's
+    // nodes can, once it is inlined before placement: only the device
+    // request is checked here.
+    if (ReplacedBeforePlacement(graph.library(), n->op())) {
       auto spec = ParseDeviceName(n->requested_device());
       if (!spec.ok()) return AttachNode(spec.status(), n->def());
       continue;

@@ -9,6 +9,7 @@
 #include "kernels/framework/kernel_registry.h"
 #include "runtime/graph_validation.h"
 #include "runtime/partition.h"
+#include "runtime/passes/function_inlining.h"
 #include "runtime/placer.h"
 
 namespace flowvm {
@@ -37,7 +38,7 @@ GraphReport InspectGraph(const GraphDef& def, const SessionOptions& options) {
       AddDefaultsToNodeDef((*reg)->op_def, &filled);
       Status s = ValidateNodeDef(filled, (*reg)->op_def);
       if (!s.ok()) report.errors.push_back(AttachNode(s, nd));
-      else if (library.Contains(nd.op())) {
+      else if (ReplacedBeforePlacement(library, nd.op())) {
         // A function call: its body's nodes are placed after inlining.
       } else if (Status k = CheckNodeHasDevice(filled, devices, options.allow_soft_placement); !k.ok()) {
         report.errors.push_back(k);

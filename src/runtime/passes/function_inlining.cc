@@ -305,7 +305,7 @@ class Inliner {
     for (const Edge* e : call->out_edges())
       outputs.push_back({e->IsControlEdge() ? -1 : e->src_output(), {e->dst(), e->dst_input()}});
     graph_->RemoveNode(call);
-    FLOWVM_ASSIGN_OR_RETURN(Node * n, graph_->AddNode(std::move(def)));
+    FLOWVM_ASSIGN_OR_RETURN(Node * n, graph_->AddNodeToConnect(std::move(def)));
     for (const auto& [src, slot] : inputs) {
       if (slot < 0) {
         graph_->AddControlEdge(src.node, n);
@@ -332,6 +332,11 @@ class Inliner {
 };
 
 }  // namespace
+
+bool ReplacedBeforePlacement(const FunctionLibraryDefinition& library, const std::string& op) {
+  return library.Contains(op) || IsCallOp(op) || op == "If" || op == "StatelessIf" || op == "Case" ||
+         op == "StatelessCase" || op == "While" || op == "StatelessWhile";
+}
 
 bool IsFunctionCall(const Graph& graph, const Node& node) {
   return graph.library().Contains(node.op()) || IsCallOp(node.op());

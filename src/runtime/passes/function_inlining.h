@@ -42,6 +42,10 @@ struct FunctionInliningReport {
 // Whether `node` calls a function: by name, PartitionedCall,
 // StatefulPartitionedCall or SymbolicGradient.
 bool IsFunctionCall(const Graph& graph, const Node& node);
+// Whether nodes of `op` are replaced by this pass (calls, SymbolicGradient,
+// If, Case, While, ...), so that no kernel of their own is needed: checks
+// of a graph before it is run look at their bodies' nodes instead.
+bool ReplacedBeforePlacement(const FunctionLibraryDefinition& library, const std::string& op);
 
 Status InlineFunctionCalls(Graph* graph, FunctionInliningReport* report);
 

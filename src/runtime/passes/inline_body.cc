@@ -37,7 +37,7 @@ StatusOr<Node*> AddGlueNode(Graph* graph, const std::string& name, const std::st
   def.set_op(op);
   def.set_device(device);
   for (const auto& [k, v] : attrs) (*def.mutable_attr())[k] = v;
-  FLOWVM_ASSIGN_OR_RETURN(Node * n, graph->AddNode(std::move(def)));
+  FLOWVM_ASSIGN_OR_RETURN(Node * n, graph->AddNodeToConnect(std::move(def)));
   for (size_t i = 0; i < inputs.size(); ++i) {
     auto e = graph->AddEdge(inputs[i].node, inputs[i].index, n, static_cast<int>(i));
     if (!e.ok()) return e.status();
@@ -64,7 +64,7 @@ Status CopyBodyInto(Graph* graph, const FunctionBody& body, const InlineSite& si
     (*def.mutable_attr())["T"] = MakeAttrValue(body.arg_types[i]);
     *def.mutable_experimental_debug_info() = arg->def().experimental_debug_info();
     add_debug_info(&def);
-    FLOWVM_ASSIGN_OR_RETURN(Node * n, graph->AddNode(std::move(def)));
+    FLOWVM_ASSIGN_OR_RETURN(Node * n, graph->AddNodeToConnect(std::move(def)));
     FLOWVM_ASSIGN_OR_RETURN(const Edge* e, graph->AddEdge(site.args[i].node, site.args[i].index, n, 0));
     (void)e;
     if (site.input_control != nullptr && site.args_wait_for_control) graph->AddControlEdge(site.input_control, n);
@@ -88,7 +88,7 @@ Status CopyBodyInto(Graph* graph, const FunctionBody& body, const InlineSite& si
       (*def.mutable_attr())["_class"] = MakeAttrValue(classes);
     }
     add_debug_info(&def);
-    auto added = graph->AddNode(std::move(def));
+    auto added = graph->AddNodeToConnect(std::move(def));
     if (!added.ok()) return added.status().WithContext("inlining function '" + body.name + "'");
     copy_of[n->id()] = *added;
     out->nodes.push_back(*added);

@@ -7,7 +7,7 @@ node inside a body (named with its function). Expected values are NumPy's.
 Run: /usr/bin/python3 tests/data/op_graphs/gen_functions.py"""
 import numpy as np
 
-from opgraph import Family, Func, Function, Graph, Shape, Tensor
+from opgraph import AttrRef, Family, Func, Function, Graph, Shape, Tensor
 
 f32 = np.float32
 fam = Family("functions")
@@ -65,9 +65,8 @@ g = Graph()
 g.const("i", np.array([1, 2, 3], np.int32))
 g.const("j", np.array([10, 20, 30], np.int32))
 g.node("s", "SumN", ["i", "j", "i"], T=np.int32, N=3)
-f = Function("SumN", inputs=[("xs", "T")], outputs=[("sum", "T")], attrs=[("T", "type"), ("N", "int")])
-f.inputs = [("xs", "T")]
-f.node("addn", "AddN", ["xs"])
+f = Function("SumN", inputs=[("xs", "T", "N")], outputs=[("sum", "T")], attrs=[("T", "type"), ("N", "int")])
+f.node("addn", "AddN", ["xs"], T=AttrRef("T"), N=AttrRef("N"))
 f.ret("sum", "addn:sum:0")
 g.function(f)
 fam.case("polymorphic_list_argument", g, fetches={"s:0": np.array([12, 24, 36], np.int32)})
@@ -157,4 +156,16 @@ pairs.node("r", "Reshape", ["x", "shape:output:0"], T=f32, Tshape=np.int32)
 pairs.ret("y", "r:output:0")
 g.function(pairs)
 fam.case("error_inside_body", g, fetches=["call:0"],
+         error=["InvalidArgument", "node 'call' (ToPairs)", "node 'r' (Reshape) in function 'ToPairs'"])
+
+# The same failure when the value is only known at run time (a placeholder
+# fed by --input would do; a Variable's value is not known to shape
+# inference): the inlined node is named with its function.
+g = Graph()
+g.node("v", "VariableV2", dtype=f32, shape=Shape(None))
+g.const("init", np.array([1, 2, 3], f32))
+g.node("assign", "Assign", ["v", "init"], T=f32, validate_shape=False)
+g.node("call", "ToPairs", ["v"])
+g.function(pairs)
+fam.case("error_inside_body_at_run_time", g, fetches=["call:0"], init=["assign"],
          error=["InvalidArgument", "node 'call/r' (Reshape) in function 'ToPairs'"])

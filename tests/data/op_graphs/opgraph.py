@@ -107,6 +107,14 @@ class Func:
         self.attrs = attrs
 
 
+class AttrRef:
+    """Inside a Function's body: the value of the function's attr `name`
+    (TensorFlow's attr placeholder)."""
+
+    def __init__(self, name):
+        self.name = name
+
+
 class Tensor:
     """A tensor attr (or Const value) given explicitly."""
 
@@ -173,6 +181,8 @@ def _attr(value, indent):
         return pad + "tensor {\n" + _tensor_proto(value.value, indent + 2) + "\n" + pad + "}"
     if isinstance(value, Func):
         return pad + "func " + _func(value)
+    if isinstance(value, AttrRef):
+        return pad + 'placeholder: "%s"' % value.name
     if isinstance(value, (list, tuple)) and value and all(isinstance(v, Func) for v in value):
         return pad + "list { " + " ".join("func " + _func(v) for v in value) + " }"
     if isinstance(value, (list, tuple)):
@@ -265,6 +275,7 @@ class Function(Graph):
     node's output as "node:out_arg:index".
 
         f = Function("Square", inputs=[("x", np.float32)], outputs=[("y", np.float32)])
+        # a list argument: (name, type attr, number attr), e.g. ("xs", "T", "N")
         f.node("sq", "Mul", ["x", "x"], T=np.float32)
         f.ret("y", "sq:z:0")
         g.function(f)
@@ -282,15 +293,16 @@ class Function(Graph):
     def ret(self, output, tensor):
         self.rets[output] = tensor
 
-    def _arg(self, name, t):
+    def _arg(self, name, t, number_attr=None):
+        n = ' number_attr: "%s"' % number_attr if number_attr else ""
         if isinstance(t, str) and not t.startswith("DT_"):
-            return '{ name: "%s" type_attr: "%s" }' % (name, t)
-        return '{ name: "%s" type: %s }' % (name, dtype_name(t))
+            return '{ name: "%s" type_attr: "%s"%s }' % (name, t, n)
+        return '{ name: "%s" type: %s%s }' % (name, dtype_name(t), n)
 
     def text(self):
         sig = ['name: "%s"' % self.name]
-        sig += ["input_arg " + self._arg(n, t) for n, t in self.inputs]
-        sig += ["output_arg " + self._arg(n, t) for n, t in self.outputs]
+        sig += ["input_arg " + self._arg(*a) for a in self.inputs]
+        sig += ["output_arg " + self._arg(*a) for a in self.outputs]
         sig += ['attr { name: "%s" type: "%s" }' % a for a in self.attrs]
         lines = ["function {", "signature { " + " ".join(sig) + " }"]
         lines += self._nodes
