@@ -15,15 +15,19 @@
 //   model 1: softmax regression 784-10 (a cheap step: the input's cost shows)
 //   model -1 (BM_Dataset only): no model, each step only takes a batch
 //
-// One iteration = one training step; after 20 warm-up steps each reports
-// the median step time (counter median_step_ms). bench/run_dataset_bench.sh
-// runs it in rounds and prints both side by side with the ratio
-// dataset/fed (<= 1: the dataset-fed loop is no slower).
+// BM_Fed and BM_Dataset: one iteration = one training step; after 20
+// warm-up steps each reports the median step time (counter
+// median_step_ms). BM_Alternating/model:M runs both loops in one process in
+// alternating blocks of 25 steps (counters fed_ms, dataset_ms, ratio): on a
+// shared machine the fairer comparison. bench/run_dataset_bench.sh runs them
+// in rounds and prints both side by side with the ratio dataset/fed (<= 1:
+// the dataset-fed loop is no slower).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -105,69 +109,136 @@ SessionOptions Options() {
   return o;
 }
 
-void BM_Fed(benchmark::State& state) {
-  const Data& d = TheData();
-  Scope root = Scope::NewRootScope();
-  auto images = ops::Placeholder(root.WithOpName("images"), DT_FLOAT);
-  auto labels = ops::Placeholder(root.WithOpName("labels"), DT_INT32);
-  Operation train = BuildModel(root, static_cast<int>(state.range(0)), images, labels);
-  if (!root.ok()) return state.SkipWithError(root.status().ToString().c_str());
-  ClientSession session(root, Options());
-  Status init = session.Run({}, {}, {GlobalVariablesInitializer(root)}, nullptr);
-  if (!init.ok()) return state.SkipWithError(init.ToString().c_str());
+// The loop fed through feeds: a shuffled batch gathered each step.
+class FedLoop {
+ public:
+  explicit FedLoop(int model) : perm_(kExamples) {
+    images_ = ops::Placeholder(root_.WithOpName("images"), DT_FLOAT);
+    labels_ = ops::Placeholder(root_.WithOpName("labels"), DT_INT32);
+    train_ = BuildModel(root_, model, images_, labels_);
+    std::iota(perm_.begin(), perm_.end(), 0);
+  }
+  Status Init() {
+    FLOWVM_RETURN_IF_ERROR(root_.status());
+    session_ = std::make_unique<ClientSession>(root_, Options());
+    return session_->Run({}, {}, {GlobalVariablesInitializer(root_)}, nullptr);
+  }
   // An epoch's permutation, reshuffled when used up, as a NumPy loop does.
-  std::vector<int64_t> perm(kExamples);
-  std::iota(perm.begin(), perm.end(), 0);
-  std::mt19937 gen(2);
-  int64_t at = kExamples;
-  const float* features = d.features.data<float>();
-  const int32_t* all_labels = d.labels.data<int32_t>();
-  TimeSteps(state, [&]() -> Status {
-    if (at + kBatch > kExamples) {
-      std::shuffle(perm.begin(), perm.end(), gen);
-      at = 0;
+  Status Step() {
+    const Data& d = TheData();
+    if (at_ + kBatch > kExamples) {
+      std::shuffle(perm_.begin(), perm_.end(), gen_);
+      at_ = 0;
     }
     Tensor x(DT_FLOAT, TensorShape({kBatch, kFeatures}));
     Tensor y(DT_INT32, TensorShape({kBatch}));
+    const float* features = d.features.data<float>();
+    const int32_t* labels = d.labels.data<int32_t>();
     for (int64_t i = 0; i < kBatch; ++i) {
-      const int64_t row = perm[at + i];
+      const int64_t row = perm_[at_ + i];
       std::memcpy(x.data<float>() + i * kFeatures, features + row * kFeatures, kFeatures * sizeof(float));
-      y.data<int32_t>()[i] = all_labels[row];
+      y.data<int32_t>()[i] = labels[row];
     }
-    at += kBatch;
-    return session.Run({{images, x}, {labels, y}}, {}, {train}, nullptr);
-  });
+    at_ += kBatch;
+    return session_->Run({{images_, x}, {labels_, y}}, {}, {train_}, nullptr);
+  }
+
+ private:
+  Scope root_ = Scope::NewRootScope();
+  Output images_, labels_;
+  Operation train_;
+  std::unique_ptr<ClientSession> session_;
+  std::vector<int64_t> perm_;
+  std::mt19937 gen_{2};
+  int64_t at_ = kExamples;
+};
+
+// The loop fed by the dataset; model -1: each step only takes a batch.
+class DatasetLoop {
+ public:
+  explicit DatasetLoop(int model) : model_(model) {
+    const std::vector<DataType> types = {DT_FLOAT, DT_INT32};
+    const std::vector<PartialTensorShape> rows = {PartialTensorShape({kFeatures}), PartialTensorShape({})};
+    const std::vector<PartialTensorShape> batches = {PartialTensorShape({kBatch, kFeatures}),
+                                                     PartialTensorShape({kBatch})};
+    features_ = ops::Placeholder(root_.WithOpName("features"), DT_FLOAT);
+    labels_ = ops::Placeholder(root_.WithOpName("all_labels"), DT_INT32);
+    auto slices = ops::TensorSliceDataset(root_, OutputList{features_, labels_}, rows);
+    auto shuffled = ops::ShuffleDataset(root_, slices, int64_t{10000}, int64_t{3}, int64_t{4}, types, rows);
+    auto repeated = ops::RepeatDataset(root_, shuffled, int64_t{-1}, types, rows);
+    auto batched = ops::BatchDatasetV2(root_, repeated, kBatch, true, types, batches);
+    auto prefetched = ops::PrefetchDataset(root_, batched, int64_t{2}, types, batches);
+    auto iterator = ops::IteratorV2(root_, "", "", types, batches);
+    make_ = ops::MakeIterator(root_, prefetched, iterator);
+    auto next = ops::IteratorGetNext(root_, iterator, types, batches);
+    train_ = model >= 0 ? BuildModel(root_, model, next.components[0], next.components[1]) : next.operation;
+  }
+  Status Init() {
+    FLOWVM_RETURN_IF_ERROR(root_.status());
+    session_ = std::make_unique<ClientSession>(root_, Options());
+    if (model_ >= 0) FLOWVM_RETURN_IF_ERROR(session_->Run({}, {}, {GlobalVariablesInitializer(root_)}, nullptr));
+    const Data& d = TheData();
+    return session_->Run({{features_, d.features}, {labels_, d.labels}}, {}, {make_}, nullptr);
+  }
+  Status Step() { return session_->Run({}, {}, {train_}, nullptr); }
+
+ private:
+  const int model_;
+  Scope root_ = Scope::NewRootScope();
+  Output features_, labels_;
+  Operation make_, train_;
+  std::unique_ptr<ClientSession> session_;
+};
+
+template <typename Loop>
+void RunLoop(benchmark::State& state) {
+  Loop loop(static_cast<int>(state.range(0)));
+  Status s = loop.Init();
+  if (!s.ok()) return state.SkipWithError(s.ToString().c_str());
+  TimeSteps(state, [&] { return loop.Step(); });
 }
 
-// The pipeline alone (model -1): each step only fetches a batch.
-void BM_Dataset(benchmark::State& state) {
-  const Data& d = TheData();
-  Scope root = Scope::NewRootScope();
-  const std::vector<DataType> types = {DT_FLOAT, DT_INT32};
-  const std::vector<PartialTensorShape> rows = {PartialTensorShape({kFeatures}), PartialTensorShape({})};
-  const std::vector<PartialTensorShape> batches = {PartialTensorShape({kBatch, kFeatures}), PartialTensorShape({kBatch})};
-  auto features = ops::Placeholder(root.WithOpName("features"), DT_FLOAT);
-  auto labels = ops::Placeholder(root.WithOpName("all_labels"), DT_INT32);
-  auto slices = ops::TensorSliceDataset(root, OutputList{features, labels}, rows);
-  auto shuffled = ops::ShuffleDataset(root, slices, int64_t{10000}, int64_t{3}, int64_t{4}, types, rows);
-  auto repeated = ops::RepeatDataset(root, shuffled, int64_t{-1}, types, rows);
-  auto batched = ops::BatchDatasetV2(root, repeated, kBatch, true, types, batches);
-  auto prefetched = ops::PrefetchDataset(root, batched, int64_t{2}, types, batches);
-  auto iterator = ops::IteratorV2(root, "", "", types, batches);
-  auto make = ops::MakeIterator(root, prefetched, iterator);
-  auto next = ops::IteratorGetNext(root, iterator, types, batches);
+void BM_Fed(benchmark::State& state) { RunLoop<FedLoop>(state); }
+void BM_Dataset(benchmark::State& state) { RunLoop<DatasetLoop>(state); }
+
+// Both loops in one process, in alternating blocks of 25 steps (so that
+// a change in the machine's load hits both alike, and the prefetch thread
+// works while its own loop runs, not during the other's steps); counters:
+// each loop's median step and their ratio.
+void BM_Alternating(benchmark::State& state) {
   const int model = static_cast<int>(state.range(0));
-  Operation train = model >= 0 ? BuildModel(root, model, next.components[0], next.components[1]) : next.operation;
-  if (!root.ok()) return state.SkipWithError(root.status().ToString().c_str());
-  ClientSession session(root, Options());
-  Status init = model >= 0 ? session.Run({}, {}, {GlobalVariablesInitializer(root)}, nullptr) : Status::OK();
-  if (init.ok()) init = session.Run({{features, d.features}, {labels, d.labels}}, {}, {make}, nullptr);
-  if (!init.ok()) return state.SkipWithError(init.ToString().c_str());
-  TimeSteps(state, [&]() -> Status { return session.Run({}, {}, {train}, nullptr); });
+  FedLoop fed(model);
+  DatasetLoop dataset(model);
+  Status s = fed.Init();
+  if (s.ok()) s = dataset.Init();
+  for (int i = 0; s.ok() && i < 20; ++i) s = fed.Step();
+  for (int i = 0; s.ok() && i < 20; ++i) s = dataset.Step();
+  std::vector<double> fed_ms, dataset_ms;
+  auto block = [&](auto& loop, std::vector<double>* times) {
+    for (int i = 0; s.ok() && i < 25; ++i) {
+      auto t0 = std::chrono::steady_clock::now();
+      s = loop.Step();
+      times->push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+  };
+  for (auto _ : state) {
+    block(fed, &fed_ms);
+    block(dataset, &dataset_ms);
+    if (!s.ok()) break;
+  }
+  if (!s.ok()) return state.SkipWithError(s.ToString().c_str());
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+  };
+  state.counters["fed_ms"] = median(fed_ms);
+  state.counters["dataset_ms"] = median(dataset_ms);
+  state.counters["ratio"] = state.counters["dataset_ms"] / state.counters["fed_ms"];
 }
 
 BENCHMARK(BM_Fed)->ArgName("model")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(300);
 BENCHMARK(BM_Dataset)->ArgName("model")->Arg(0)->Arg(1)->Arg(-1)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(300);
+BENCHMARK(BM_Alternating)->ArgName("model")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(12);
 
 }  // namespace
 

@@ -31,7 +31,7 @@ for ((r = 1; r <= reps; r++)); do
   echo "run_dataset_bench.sh: round $r/$reps" >&2
   # Alternate which loop goes first, so that neither always runs warmer.
   if (( r % 2 )); then order=(BM_Fed BM_Dataset); else order=(BM_Dataset BM_Fed); fi
-  for name in "${order[@]}"; do
+  for name in "${order[@]}" BM_Alternating; do
     "$bench_bin" --benchmark_format=json --benchmark_filter="^$name/" > "$tmp/${name}_$r.json"
   done
 done
@@ -43,16 +43,16 @@ import json, re, statistics, sys
 tmp, reps, nproc, cpu = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 rounds = []
 for r in range(1, reps + 1):
-    fed, ds = (json.load(open(f"{tmp}/{n}_{r}.json")) for n in ("BM_Fed", "BM_Dataset"))
-    fed["benchmarks"] += ds["benchmarks"]
+    fed, ds, alt = (json.load(open(f"{tmp}/{n}_{r}.json")) for n in ("BM_Fed", "BM_Dataset", "BM_Alternating"))
+    fed["benchmarks"] += ds["benchmarks"] + alt["benchmarks"]
     rounds.append(fed)
 
-def ms(run, name):
+def ms(run, name, counter="median_step_ms"):
     for b in run["benchmarks"]:
         if re.sub(r"/(iterations:[^/]*|real_time)", "", b.get("run_name", b["name"])) == name:
             if "error_occurred" in b:
                 sys.exit(f"run_dataset_bench.sh: {name}: {b.get('error_message')}")
-            return b["median_step_ms"]
+            return b[counter]
     sys.exit(f"run_dataset_bench.sh: no result for {name}")
 
 rows = []
@@ -61,8 +61,13 @@ for model, label in [(0, "MLP 784-512-512-10"), (1, "softmax regression 784-10")
     fed = [ms(r, f"BM_Fed/model:{model}") for r in rounds]
     ds = [ms(r, f"BM_Dataset/model:{model}") for r in rounds]
     ratio = [a / b for a, b in zip(ds, fed)]
-    rows.append((label, f"{statistics.median(fed):.3f}", f"{statistics.median(ds):.3f}",
+    rows.append((label + ", separate runs", f"{statistics.median(fed):.3f}", f"{statistics.median(ds):.3f}",
                  f"{statistics.median(ratio):.3f}", f"{min(ratio):.3f}-{max(ratio):.3f}"))
+    afed = [ms(r, f"BM_Alternating/model:{model}", "fed_ms") for r in rounds]
+    ads = [ms(r, f"BM_Alternating/model:{model}", "dataset_ms") for r in rounds]
+    aratio = [ms(r, f"BM_Alternating/model:{model}", "ratio") for r in rounds]
+    rows.append((label + ", alternating blocks", f"{statistics.median(afed):.3f}", f"{statistics.median(ads):.3f}",
+                 f"{statistics.median(aratio):.3f}", f"{min(aratio):.3f}-{max(aratio):.3f}"))
 hdr = ("model (batch 128)", "fed ms/step", "dataset ms/step", "ratio", "ratio range")
 w = [max(len(r[i]) for r in rows + [hdr]) for i in range(5)]
 print("  ".join(h.ljust(w[i]) if i == 0 else h.rjust(w[i]) for i, h in enumerate(hdr)))
