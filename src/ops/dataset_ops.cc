@@ -265,6 +265,17 @@ REGISTER_OP("PaddedBatchDatasetV2")
     .SetShapeFn([](InferenceContext* c) { return ScalarInputsShape(c, {1, c->num_inputs() - 1}); })
     .Doc("BatchDatasetV2 padding each component to padded_shapes (-1: the batch's largest).");
 
+REGISTER_OP("ShardDataset")
+    .Input("input_dataset: variant")
+    .Input("num_shards: int64")
+    .Input("index: int64")
+    .Output("handle: variant")
+    .Attr("require_non_empty: bool = false")
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
+    .SetShapeFn([](InferenceContext* c) { return ScalarInputsShape(c, {1, 2}); })
+    .Doc("Every num_shards-th element of the input, starting at `index` (one worker's share).");
+
 REGISTER_OP("ShuffleDataset")
     .Input("input_dataset: variant")
     .Input("buffer_size: int64")
@@ -308,6 +319,42 @@ REGISTER_OP("CacheDataset")
     .Attr("output_shapes: list(shape) >= 1")
     .SetShapeFn([](InferenceContext* c) { return ScalarInputsShape(c, {1}); })
     .Doc("The input, kept after the first full pass: in memory (filename '') or in a file.");
+
+// tf.data.experimental's (TF 1.15's experimental_dataset_ops.cc, both the
+// plain and the Experimental names).
+#define FLOWVM_UNBATCH(NAME)                                  \
+  REGISTER_OP(NAME)                                           \
+      .Input("input_dataset: variant")                        \
+      .Output("handle: variant")                              \
+      .Attr("output_types: list(type) >= 1")                  \
+      .Attr("output_shapes: list(shape) >= 1")                \
+      .SetShapeFn(ScalarShape)                                \
+      .Doc("Each dim-0 slice of each input element (the inverse of batching).")
+FLOWVM_UNBATCH("UnbatchDataset");
+FLOWVM_UNBATCH("ExperimentalUnbatchDataset");
+#undef FLOWVM_UNBATCH
+
+#define FLOWVM_MAP_AND_BATCH(NAME)                                                                        \
+  REGISTER_OP(NAME)                                                                                       \
+      .Input("input_dataset: variant")                                                                    \
+      .Input("other_arguments: Targuments")                                                               \
+      .Input("batch_size: int64")                                                                         \
+      .Input("num_parallel_calls: int64")                                                                 \
+      .Input("drop_remainder: bool")                                                                      \
+      .Output("handle: variant")                                                                          \
+      .Attr("f: func")                                                                                    \
+      .Attr("Targuments: list(type) >= 0")                                                                \
+      .Attr("output_types: list(type) >= 1")                                                              \
+      .Attr("output_shapes: list(shape) >= 1")                                                            \
+      .Attr("preserve_cardinality: bool = false")                                                         \
+      .SetShapeFn([](InferenceContext* c) {                                                               \
+        const int n = c->num_inputs();                                                                    \
+        return ScalarInputsShape(c, {n - 3, n - 2, n - 1});                                               \
+      })                                                                                                  \
+      .Doc("ParallelMapDataset then BatchDatasetV2, fused (tf.data.experimental.map_and_batch).")
+FLOWVM_MAP_AND_BATCH("MapAndBatchDataset");
+FLOWVM_MAP_AND_BATCH("ExperimentalMapAndBatchDataset");
+#undef FLOWVM_MAP_AND_BATCH
 
 // What TF 1.15's Python wraps every dataset it iterates in (autotuning and
 // static graph rewrites); here they pass their input through.

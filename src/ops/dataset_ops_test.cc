@@ -55,6 +55,13 @@ TEST(DatasetOpsDefTest, SignaturesAreTensorFlows) {
   EXPECT_EQ(Attrs(Def("PrefetchDataset")), "output_types,output_shapes,slack_period,legacy_autotune");
   EXPECT_EQ(Attrs(Def("ModelDataset")), "algorithm,cpu_budget,output_types,output_shapes");
   EXPECT_EQ(Attrs(Def("OptimizeDataset")), "output_types,output_shapes,optimization_configs");
+  EXPECT_EQ(Inputs(Def("ShardDataset")), "input_dataset,num_shards,index");
+  EXPECT_EQ(Attrs(Def("ShardDataset")), "require_non_empty,output_types,output_shapes");
+  for (const char* op : {"MapAndBatchDataset", "ExperimentalMapAndBatchDataset"}) {
+    EXPECT_EQ(Inputs(Def(op)), "input_dataset,other_arguments,batch_size,num_parallel_calls,drop_remainder") << op;
+    EXPECT_EQ(Attrs(Def(op)), "f,Targuments,output_types,output_shapes,preserve_cardinality") << op;
+  }
+  EXPECT_EQ(Inputs(Def("ShuffleAndRepeatDataset")), "input_dataset,buffer_size,seed,seed2,count");
   EXPECT_EQ(Attrs(Def("IteratorV2")), "shared_name,container,output_types,output_shapes");
   EXPECT_EQ(Attrs(Def("OneShotIterator")), "dataset_factory,output_types,output_shapes,container,shared_name");
   EXPECT_EQ(Inputs(Def("MakeIterator")), "dataset,iterator");

@@ -4,6 +4,7 @@
 // padding value. A smaller last batch is kept unless drop_remainder.
 #include <algorithm>
 
+#include "kernels/data/dataset_factories.h"
 #include "kernels/data/dataset_op_kernel.h"
 #include "kernels/data/tensor_util.h"
 #include "kernels/framework/kernel_registry.h"
@@ -194,6 +195,12 @@ class PaddedBatchDatasetOp : public DatasetOpKernel {
 };
 
 }  // namespace
+
+DatasetPtr NewBatchDataset(std::string node, DatasetPtr input, int64_t batch_size, bool drop_remainder,
+                           std::vector<PartialTensorShape> shapes, const char* op) {
+  return std::make_shared<BatchDataset>(std::move(node), op, std::move(input), batch_size, drop_remainder, nullptr,
+                                        std::move(shapes));
+}
 
 REGISTER_KERNEL_BUILDER(Name("BatchDataset").Device(DEVICE_CPU), BatchDatasetOp);
 REGISTER_KERNEL_BUILDER(Name("BatchDatasetV2").Device(DEVICE_CPU), BatchDatasetOp);

@@ -2,7 +2,7 @@
 // Also ModelDataset and OptimizeDataset, which TF 1.15's Python wraps
 // around every dataset it iterates: here they pass the input through.
 #include "kernels/data/dataset_op_kernel.h"
-#include "kernels/data/repeat_dataset.h"
+#include "kernels/data/dataset_factories.h"
 #include "kernels/framework/kernel_registry.h"
 
 namespace flowvm::data {

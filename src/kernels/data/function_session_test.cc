@@ -155,6 +155,28 @@ TEST(FunctionSessionTest, MapWithCapturedArgumentsAndParallelCalls) {
   }
 }
 
+TEST(FunctionSessionTest, MapAndBatchMapsThenBatches) {
+  // range(7).apply(map_and_batch(x * 2 + 1, 3)): [1,3,5], [7,9,11], [13].
+  for (bool drop : {false, true}) {
+    Pipeline p;
+    p.Range("range", 0, 7);
+    p.Const("batch_size", Tensor::Scalar<int64_t>(3));
+    p.Const("calls", Tensor::Scalar<int64_t>(2));
+    p.Const("drop", Tensor::Scalar<bool>(drop));
+    const std::vector<PartialTensorShape> batches = {PartialTensorShape({-1})};
+    p.Dataset("mb", "MapAndBatchDataset", {"range", "batch_size", "calls", "drop"}, {DT_INT64}, batches,
+              {{"f", FuncAttr("TimesTwoPlusOne")}, {"Targuments", TypesAttr({})}});
+    p.Iterate("mb", {DT_INT64}, batches);
+    AddLibrary(&p, {TimesTwoPlusOne()});
+    auto s = p.NewSession();
+    auto got = Drain(s.get(), p.NextFetches());
+    ASSERT_TRUE(got.ok()) << got.status();
+    std::vector<std::vector<int64_t>> want = {{1, 3, 5}, {7, 9, 11}};
+    if (!drop) want.push_back({13});
+    EXPECT_EQ(Flats<int64_t>(*got), want);
+  }
+}
+
 TEST(FunctionSessionTest, FilterKeepsWhatThePredicateAccepts) {
   Pipeline p;
   p.Range("range", 0, 10);

@@ -13,6 +13,7 @@
 
 #include "core/thread_pool.h"
 #include "kernels/data/captured_function.h"
+#include "kernels/data/dataset_factories.h"
 #include "kernels/data/dataset_op_kernel.h"
 #include "kernels/framework/kernel_registry.h"
 
@@ -22,13 +23,15 @@ namespace {
 class ParallelMapDataset : public UnaryDataset {
  public:
   ParallelMapDataset(std::string node, DatasetPtr input, std::shared_ptr<const CapturedFunction> f, int parallelism,
-                     bool preserve_cardinality, DataTypeVector types, std::vector<PartialTensorShape> shapes)
+                     bool preserve_cardinality, DataTypeVector types, std::vector<PartialTensorShape> shapes,
+                     const char* op)
       : UnaryDataset(std::move(node), std::move(input), types, std::move(shapes)),
+        op_(op),
         types_(std::move(types)),
         f_(std::move(f)),
         parallelism_(parallelism),
         preserve_cardinality_(preserve_cardinality) {}
-  const char* op() const override { return "ParallelMapDataset"; }
+  const char* op() const override { return op_; }
   StatusOr<std::unique_ptr<IteratorBase>> MakeIterator(IteratorContext* ctx) const override {
     FLOWVM_ASSIGN_OR_RETURN(std::unique_ptr<IteratorBase> input, input()->MakeIterator(ctx));
     return std::unique_ptr<IteratorBase>(new Iterator(ctx, this, std::move(input)));
@@ -142,11 +145,19 @@ class ParallelMapDataset : public UnaryDataset {
     std::unique_ptr<CancelCallback> on_cancel_;  // made last: its callback uses the members above
   };
 
+  const char* const op_;
   const DataTypeVector types_;
   const std::shared_ptr<const CapturedFunction> f_;
   const int parallelism_;
   const bool preserve_cardinality_;
 };
+
+// The number of calls at once: -1 (AUTOTUNE) is one per hardware thread.
+StatusOr<int> Parallelism(int64_t calls) {
+  if (calls == -1) return ThreadPool::HardwareConcurrency();
+  if (calls <= 0) return errors::InvalidArgument("num_parallel_calls must be greater than zero.");
+  return static_cast<int>(std::min<int64_t>(calls, 256));
+}
 
 class ParallelMapDatasetOp : public DatasetOpKernel {
  public:
@@ -160,13 +171,55 @@ class ParallelMapDatasetOp : public DatasetOpKernel {
     int first = 0, count = 0;
     FLOWVM_RETURN_IF_ERROR(InputRange("other_arguments", &first, &count));
     FLOWVM_ASSIGN_OR_RETURN(int32_t calls, ScalarInput<int32_t>(ctx, ctx->num_inputs() - 1, "num_parallel_calls"));
-    if (calls == -1) calls = ThreadPool::HardwareConcurrency();
-    if (calls <= 0) return errors::InvalidArgument("num_parallel_calls must be greater than zero.");
-    calls = std::min(calls, 256);
+    FLOWVM_ASSIGN_OR_RETURN(int parallelism, Parallelism(calls));
     FLOWVM_ASSIGN_OR_RETURN(std::shared_ptr<const CapturedFunction> f,
                             CapturedFunction::Create(ctx, function_library(ctx), "f", first, count, Describe()));
-    return DatasetPtr(std::make_shared<ParallelMapDataset>(name(), std::move(input), std::move(f), calls,
-                                                           preserve_cardinality_, output_types(), output_shapes()));
+    return NewParallelMapDataset(name(), std::move(input), std::move(f), parallelism, preserve_cardinality_,
+                                 output_types(), output_shapes());
+  }
+
+ private:
+  bool preserve_cardinality_ = false;
+};
+
+// MapAndBatchDataset (and its Experimental name): the fused map-then-batch
+// of tf.data.experimental.map_and_batch, built as a ParallelMapDataset
+// under a BatchDatasetV2.
+class MapAndBatchDatasetOp : public DatasetOpKernel {
+ public:
+  explicit MapAndBatchDatasetOp(OpKernelConstruction* ctx) : DatasetOpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("preserve_cardinality", &preserve_cardinality_));
+  }
+
+ protected:
+  StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
+    FLOWVM_ASSIGN_OR_RETURN(DatasetPtr input, InputDataset(ctx, 0));
+    int first = 0, count = 0;
+    FLOWVM_RETURN_IF_ERROR(InputRange("other_arguments", &first, &count));
+    const int n = ctx->num_inputs();
+    FLOWVM_ASSIGN_OR_RETURN(int64_t batch_size, ScalarInput<int64_t>(ctx, n - 3, "batch_size"));
+    FLOWVM_ASSIGN_OR_RETURN(int64_t calls, ScalarInput<int64_t>(ctx, n - 2, "num_parallel_calls"));
+    FLOWVM_ASSIGN_OR_RETURN(bool drop_remainder, ScalarInput<bool>(ctx, n - 1, "drop_remainder"));
+    if (batch_size <= 0) return errors::InvalidArgument("batch_size must be greater than zero.");
+    FLOWVM_ASSIGN_OR_RETURN(int parallelism, Parallelism(calls));
+    FLOWVM_ASSIGN_OR_RETURN(std::shared_ptr<const CapturedFunction> f,
+                            CapturedFunction::Create(ctx, function_library(ctx), "f", first, count, Describe()));
+    // The mapped elements' shapes: the batches' without their first dimension.
+    std::vector<PartialTensorShape> element_shapes;
+    for (const PartialTensorShape& s : output_shapes()) {
+      if (s.unknown_rank() || s.dims() == 0) {
+        element_shapes.push_back(PartialTensorShape());
+        continue;
+      }
+      std::vector<int64_t> dims(s.dim_sizes().begin() + 1, s.dim_sizes().end());
+      FLOWVM_ASSIGN_OR_RETURN(PartialTensorShape e, PartialTensorShape::FromDims(dims));
+      element_shapes.push_back(std::move(e));
+    }
+    DatasetPtr mapped = NewParallelMapDataset(name(), std::move(input), std::move(f), parallelism,
+                                              preserve_cardinality_, output_types(), element_shapes,
+                                              "MapAndBatchDataset");
+    return NewBatchDataset(name(), std::move(mapped), batch_size, drop_remainder, output_shapes(),
+                           "MapAndBatchDataset");
   }
 
  private:
@@ -175,6 +228,15 @@ class ParallelMapDatasetOp : public DatasetOpKernel {
 
 }  // namespace
 
+DatasetPtr NewParallelMapDataset(std::string node, DatasetPtr input, std::shared_ptr<const CapturedFunction> f,
+                                 int parallelism, bool preserve_cardinality, DataTypeVector types,
+                                 std::vector<PartialTensorShape> shapes, const char* op) {
+  return std::make_shared<ParallelMapDataset>(std::move(node), std::move(input), std::move(f), parallelism,
+                                              preserve_cardinality, std::move(types), std::move(shapes), op);
+}
+
 REGISTER_KERNEL_BUILDER(Name("ParallelMapDataset").Device(DEVICE_CPU), ParallelMapDatasetOp);
+REGISTER_KERNEL_BUILDER(Name("MapAndBatchDataset").Device(DEVICE_CPU), MapAndBatchDatasetOp);
+REGISTER_KERNEL_BUILDER(Name("ExperimentalMapAndBatchDataset").Device(DEVICE_CPU), MapAndBatchDatasetOp);
 
 }  // namespace flowvm::data

@@ -13,7 +13,7 @@
 #include <random>
 
 #include "kernels/data/dataset_op_kernel.h"
-#include "kernels/data/repeat_dataset.h"
+#include "kernels/data/dataset_factories.h"
 #include "kernels/framework/kernel_registry.h"
 
 namespace flowvm::data {

@@ -468,6 +468,43 @@ TEST_F(CacheDatasetTest, ADamagedCacheFileIsDataLoss) {
   EXPECT_NE(got.status().message().find(path), std::string::npos) << got.status();
 }
 
+TEST(ShardDatasetTest, EachShardTakesEveryNthElement) {
+  auto shard = [](int64_t n, int64_t num_shards, int64_t index) {
+    Pipeline p;
+    p.Range("range", 0, n);
+    p.Const("num_shards", Tensor::Scalar<int64_t>(num_shards));
+    p.Const("index", Tensor::Scalar<int64_t>(index));
+    p.Dataset("shard", "ShardDataset", {"range", "num_shards", "index"}, {DT_INT64}, kScalar);
+    p.Iterate("shard", {DT_INT64}, kScalar);
+    return DrainInts(p);
+  };
+  EXPECT_EQ(shard(10, 3, 0), (std::vector<int64_t>{0, 3, 6, 9}));
+  EXPECT_EQ(shard(10, 3, 1), (std::vector<int64_t>{1, 4, 7}));
+  EXPECT_EQ(shard(10, 3, 2), (std::vector<int64_t>{2, 5, 8}));
+  Pipeline bad;
+  bad.Range("range", 0, 4);
+  bad.Const("num_shards", Tensor::Scalar<int64_t>(2));
+  bad.Const("index", Tensor::Scalar<int64_t>(2));
+  bad.Dataset("shard", "ShardDataset", {"range", "num_shards", "index"}, {DT_INT64}, kScalar);
+  bad.Iterate("shard", {DT_INT64}, kScalar);
+  auto s = bad.NewSession();
+  Status st = s->Run({}, {}, {"init"}, nullptr);
+  EXPECT_EQ(st.code(), Code::kInvalidArgument) << st;
+  EXPECT_NE(st.message().find("Index must be between 0 and 1"), std::string::npos) << st;
+}
+
+TEST(UnbatchDatasetTest, UndoesBatching) {
+  // range(7).batch(3).unbatch() == range(7).
+  Pipeline p;
+  p.Range("range", 0, 7);
+  p.Const("batch_size", Tensor::Scalar<int64_t>(3));
+  p.Const("drop", Tensor::Scalar<bool>(false));
+  p.Dataset("batch", "BatchDatasetV2", {"range", "batch_size", "drop"}, {DT_INT64}, {PartialTensorShape({-1})});
+  p.Dataset("unbatch", "UnbatchDataset", {"batch"}, {DT_INT64}, kScalar);
+  p.Iterate("unbatch", {DT_INT64}, kScalar);
+  EXPECT_EQ(DrainInts(p), Iota(0, 7));
+}
+
 TEST(PassThroughDatasetTest, ModelAndOptimizeDatasetsChangeNothing) {
   Pipeline p;
   p.Range("range", 0, 4);
