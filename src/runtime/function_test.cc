@@ -234,6 +234,47 @@ TEST(FunctionTest, GradientsThroughCalls) {
   }
 }
 
+// The gradient of If / Case is the same op over the branches' gradients.
+TEST(FunctionTest, GradientsOfIfAndCase) {
+  Graph graph;
+  FunctionDefLibrary lib;
+  *lib.add_function() = Square();
+  *lib.add_function() = Negate();
+  *lib.add_function() = Cube();
+  ASSERT_TRUE(graph.mutable_library()->AddLibrary(lib).ok());
+  GraphScope root(&graph);
+  AttrMap scalar = {{"shape", MakeAttrValue(PartialTensorShape())}};
+  AttrMap f32 = scalar, b = scalar, i32 = scalar;
+  f32["dtype"] = MakeAttrValue(DT_FLOAT);
+  b["dtype"] = MakeAttrValue(DT_BOOL);
+  i32["dtype"] = MakeAttrValue(DT_INT32);
+  NodeOut x = root.WithOpName("x").Op("Placeholder", {}, f32);
+  NodeOut pred = root.WithOpName("pred").Op("Placeholder", {}, b);
+  NodeOut index = root.WithOpName("index").Op("Placeholder", {}, i32);
+  AttrValue then_f, else_f;
+  then_f.mutable_func()->set_name("SquareIt");
+  else_f.mutable_func()->set_name("Negate");
+  NodeOut y_if = root.WithOpName("if").Op("If", {pred, OpInput::List({x})},
+                                         {{"Tout", Types({DT_FLOAT})}, {"then_branch", then_f}, {"else_branch", else_f}});
+  AttrValue branches;
+  for (const char* f : {"SquareIt", "Negate", "Cube"}) branches.mutable_list()->add_func()->set_name(f);
+  NodeOut y_case = root.WithOpName("case").Op("Case", {index, OpInput::List({x})},
+                                              {{"Tout", Types({DT_FLOAT})}, {"branches", branches}});
+  std::vector<NodeOut> d_if, d_case;
+  ASSERT_TRUE(AddSymbolicGradients(root, {y_if}, {x}, {}, &d_if).ok()) << root.status();
+  ASSERT_TRUE(AddSymbolicGradients(root, {y_case}, {x}, {}, &d_case).ok()) << root.status();
+  GraphDef def;
+  graph.ToGraphDef(&def);
+  auto s = NewSessionOrDie(def);
+  ASSERT_NE(s, nullptr);
+  const Tensor three = Tensor::Scalar<float>(3);
+  EXPECT_EQ(RunScalar(s.get(), {{"x", three}, {"pred", Tensor::Scalar<bool>(true)}}, d_if[0].name()), 6.0f);
+  EXPECT_EQ(RunScalar(s.get(), {{"x", three}, {"pred", Tensor::Scalar<bool>(false)}}, d_if[0].name()), -1.0f);
+  EXPECT_EQ(RunScalar(s.get(), {{"x", three}, {"index", Tensor::Scalar<int32_t>(0)}}, d_case[0].name()), 6.0f);
+  EXPECT_EQ(RunScalar(s.get(), {{"x", three}, {"index", Tensor::Scalar<int32_t>(1)}}, d_case[0].name()), -1.0f);
+  EXPECT_EQ(RunScalar(s.get(), {{"x", three}, {"index", Tensor::Scalar<int32_t>(9)}}, d_case[0].name()), 27.0f);
+}
+
 TEST(FunctionTest, FunctionalIfCaseAndWhile) {
   NodeDef if_node = TestNode("if", "StatelessIf").Input("pred").Input("a");
   (*if_node.mutable_attr())["Tcond"] = MakeAttrValue(DT_BOOL);

@@ -25,7 +25,8 @@ from flowvm.tf.framework.ops import (  # noqa: F401
     control_dependencies, colocate_with, add_to_collection, add_to_collections, get_collection,
     get_collection_ref, get_default_session, convert_to_tensor, convert_n_to_tensor,
     convert_to_tensor_or_indexed_slices, register_tensor_conversion_function, executing_eagerly,
-    enable_eager_execution, disable_eager_execution, get_name_scope)
+    enable_eager_execution, disable_eager_execution, get_name_scope, RegisterGradient, NotDifferentiable,
+    NoGradient, no_gradient)
 from flowvm.tf.framework.constant_op import constant  # noqa: F401
 from flowvm.tf.framework.random_seed import set_random_seed, get_seed  # noqa: F401
 from flowvm.tf.client.session import Session, InteractiveSession  # noqa: F401
