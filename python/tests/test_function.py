@@ -272,3 +272,25 @@ def test_internal_import_path_under_the_runner():
                        input=script, capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "42.0"
+
+
+def test_a_defun_on_a_three_task_cluster():
+    from flowvm import _flowvm
+    ports = [_flowvm.pick_unused_port() for _ in range(3)]
+    spec = {"worker": ["127.0.0.1:%d" % p for p in ports]}
+    servers = [tf.train.Server(spec, job_name="worker", task_index=i) for i in range(3)]
+    try:
+        @function.Defun(tf.float32)
+        def Spread(x):
+            with tf.device("/job:worker/task:2"):
+                y = x * x
+            return y + x
+
+        with tf.device("/job:worker/task:1"):
+            x = tf.placeholder(tf.float32, [3])
+            z = Spread(x)
+        with tf.Session(servers[0].target) as sess:
+            np.testing.assert_allclose(sess.run(z, {x: [1.0, 2.0, 3.0]}), [2.0, 6.0, 12.0])
+    finally:
+        for s in servers:
+            s.stop()
