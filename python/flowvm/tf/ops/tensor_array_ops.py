@@ -217,7 +217,9 @@ class TensorArray(object):
             self._handle, indices, self._flow, dtype=self._dtype,
             element_shape=element_shape if element_shape.ndims is not None else None, name=name)
         if element_shape.ndims is not None:
-            value.set_shape([None] + element_shape.as_list())
+            # As many rows as there are indices, when that is known.
+            rows = value.op.inputs[1].shape.with_rank_at_least(1)[0]
+            value.set_shape([rows] + element_shape.as_list())
         return value
 
     def concat(self, name=None):
