@@ -420,3 +420,18 @@ def test_gradient_through_a_dynamic_size_loop():
         s.set_shape([3, 2])
         return tf.sin(s)
     check_gradients(fn, np.array([0.4, -0.9]))
+
+
+def test_stack_adds_no_stray_nodes_and_knows_a_fixed_size():
+    g = tf.get_default_graph()
+    ta = tf.TensorArray(tf.float32, size=3).unstack(tf.zeros([3, 2]))
+    before = len(g.get_operations())
+    s = ta.stack()
+    assert s.shape.as_list() == [3, 2]
+    added = sorted(op.type for op in g.get_operations()[before:])
+    assert added == ["Const", "Const", "Range", "TensorArrayGatherV3", "TensorArraySizeV3"], added
+    n = tf.placeholder(tf.int32, [])
+    ta = tf.TensorArray(tf.float32, size=n, element_shape=[2])
+    assert ta.stack().shape.as_list() == [None, 2]
+    ta = tf.TensorArray(tf.float32, size=tf.constant(4), element_shape=[2])
+    assert ta.stack().shape.as_list() == [4, 2]
