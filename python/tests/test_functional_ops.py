@@ -264,3 +264,28 @@ def test_internal_path_and_exports():
     assert functional_ops.scan is tf.scan and functional_ops.map_fn is tf.map_fn
     assert functional_ops.foldl is tf.foldl and functional_ops.foldr is tf.foldr
     assert tf.compat.v1.scan is tf.scan
+
+
+def test_gradients_on_two_cpus_match_the_closed_form():
+    # y_t = alpha x_t + (1 - alpha) y_{t-1}, y_{-1} = 0, so
+    # d sum(y) / d x_s = alpha * sum_{k=0}^{T-1-s} (1 - alpha)^k.
+    alpha, n = 0.3, 6
+    x = np.linspace(-1.0, 1.0, n)
+    with tf.device("/device:CPU:1"):
+        px = tf.placeholder(tf.float64, [n])
+    y = tf.scan(lambda a, v: alpha * v + (1 - alpha) * a, px, initializer=tf.constant(0.0, tf.float64))
+    total = tf.foldl(lambda a, v: a + v, y)
+    gx, = tf.gradients(total, [px])
+    mapped = tf.map_fn(lambda v: v * v, px)
+    gm, = tf.gradients(tf.reduce_sum(mapped), [px])
+    with tf.Session(config=TWO_CPUS) as sess:
+        vt, vg, vgm = sess.run([total, gx, gm], {px: x})
+    expect_y = np.zeros(n)
+    acc = 0.0
+    for t in range(n):
+        acc = alpha * x[t] + (1 - alpha) * acc
+        expect_y[t] = acc
+    np.testing.assert_allclose(vt, expect_y.sum(), rtol=1e-12)
+    expect_g = [alpha * sum((1 - alpha) ** k for k in range(n - s)) for s in range(n)]
+    np.testing.assert_allclose(vg, expect_g, rtol=1e-12)
+    np.testing.assert_allclose(vgm, 2 * x, rtol=1e-12)

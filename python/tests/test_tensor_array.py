@@ -435,3 +435,20 @@ def test_stack_adds_no_stray_nodes_and_knows_a_fixed_size():
     assert ta.stack().shape.as_list() == [None, 2]
     ta = tf.TensorArray(tf.float32, size=tf.constant(4), element_shape=[2])
     assert ta.stack().shape.as_list() == [4, 2]
+
+
+def test_gradient_through_a_loop_on_two_cpus():
+    # out[t] = w * x[t] with w on CPU:1 and the arrays beside x on CPU:0:
+    # d sum(out * c) / dw = sum(c * x).
+    x = np.arange(1.0, 5.0)
+    c = np.array([1.0, -2.0, 0.5, 3.0])
+    with tf.device("/device:CPU:1"):
+        w = tf.placeholder(tf.float64, [])
+    inp = tf.TensorArray(tf.float64, size=4).unstack(x)
+    out = tf.TensorArray(tf.float64, size=4)
+    _, out = tf.while_loop(lambda t, o: t < 4, lambda t, o: (t + 1, o.write(t, w * inp.read(t))), [0, out])
+    loss = tf.reduce_sum(out.stack() * c)
+    gw, = tf.gradients(loss, [w])
+    vl, vg = _run([loss, gw], {w: 1.5}, config=TWO_CPUS)
+    np.testing.assert_allclose(vl, 1.5 * (c * x).sum())
+    np.testing.assert_allclose(vg, (c * x).sum())
