@@ -37,9 +37,9 @@ def rnn_logits(images, n_steps, n_input, n_hidden, n_classes):
 
 
 def main(args):
-    tf.set_random_seed(1)
-    np.random.seed(1)
-    mnist = input_data.read_data_sets("/tmp/data/", one_hot=True, seed=1)
+    tf.set_random_seed(args.seed)
+    np.random.seed(args.seed)
+    mnist = input_data.read_data_sets("/tmp/data/", one_hot=True, seed=args.seed)
     x = tf.placeholder(tf.float32, [None, 784])
     y = tf.placeholder(tf.float32, [None, 10])
     logits = rnn_logits(x, 28, 28, args.hidden, 10)
@@ -69,9 +69,10 @@ def main(args):
 if __name__ == "__main__":
     p = argparse.ArgumentParser()
     p.add_argument("--steps", type=int, default=2000)
+    p.add_argument("--seed", type=int, default=1)
     p.add_argument("--batch_size", type=int, default=128)
     p.add_argument("--hidden", type=int, default=128)
-    p.add_argument("--learning_rate", type=float, default=0.003)
+    p.add_argument("--learning_rate", type=float, default=0.002)
     p.add_argument("--clip_norm", type=float, default=5.0)
     p.add_argument("--test_examples", type=int, default=10000)
     p.add_argument("--min_accuracy", type=float, default=0.0)
