@@ -137,7 +137,15 @@ void RegisterGraph(py::module_& m) {
       .def(py::init<>())
       .def("add_op", &PyGraph::AddOp, py::arg("op"), py::arg("name"), py::arg("inputs"), py::arg("attrs"),
            py::arg("device"), py::arg("control_inputs"))
-      .def("gradients", &PyGraph::Gradients)
+      .def("gradients", &PyGraph::Gradients, py::arg("ys"), py::arg("xs"), py::arg("grad_ys"), py::arg("prefix"),
+           py::arg("device"), py::arg("control_inputs"), py::arg("zeros_for_unconnected"),
+           py::arg("custom_gradient") = py::none())
+      .def("add_function_library", &PyGraph::AddFunctionLibrary)
+      .def("library", &PyGraph::Library)
+      .def("has_function", &PyGraph::HasFunction)
+      .def("function_signature", &PyGraph::FunctionSignature)
+      .def("declare_function", &PyGraph::DeclareFunction)
+      .def("to_function_def", &PyGraph::ToFunctionDef)
       .def("import_graph_def", &PyGraph::ImportGraphDef)
       .def("to_graph_def", &PyGraph::ToGraphDef, py::arg("first_id") = 0)
       .def("node_def", &PyGraph::NodeDefBytes)

@@ -15,6 +15,7 @@
 #include <pybind11/stl.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "graph/attr_value_util.h"
 #include "graph/gradients.h"
 #include "graph/graph.h"
+#include "graph/graph_to_function.h"
 #include "graph/graph_scope.h"
 #include "graph/shape_inference.h"
 #include "graph/tensor_id.h"
@@ -49,12 +51,13 @@ class PyGraph {
     v.set_producer(27);  // TensorFlow 1.x's GraphDef version range
     v.set_min_consumer(12);
     graph_->set_versions(v);
+    refiner_.set_function_library(&graph_->library());
   }
 
   // inputs: one entry per input argument, each (id, index) or a list of them.
   int AddOp(const std::string& op, const std::string& name, const py::list& inputs, const py::dict& attrs,
             const std::string& device, const std::vector<int>& control_inputs) {
-    auto reg = graph_->registry()->LookUp(op);
+    auto reg = graph_->LookUpOp(op);
     ThrowIfError(reg.status());
     const OpDef& def = (*reg)->op_def;
     AttrMap attr_map;
@@ -101,8 +104,13 @@ class PyGraph {
   // "gradients" scope, already unique); one entry per x: (id, index), or
   // None where no differentiable path leads to a y (zeros instead when
   // zeros_for_unconnected). All or nothing: on an error no node stays.
+  // `custom_gradient`: None, or a Python callable (op id, gradient name,
+  // [dy refs or None], name scope) -> [dx refs or None] or None (declined),
+  // for nodes whose _gradient_op_type names a gradient registered in
+  // Python (tf.RegisterGradient, Defun's python_grad_func).
   py::list Gradients(const py::list& ys, const py::list& xs, const py::list& grad_ys, const std::string& prefix,
-                     const std::string& device, const std::vector<int>& control_inputs, bool zeros_for_unconnected) {
+                     const std::string& device, const std::vector<int>& control_inputs, bool zeros_for_unconnected,
+                     const py::object& custom_gradient) {
     std::vector<NodeOut> y, x, gy, out;
     for (const py::handle& t : ys) y.push_back(ToNodeOut(t));
     for (const py::handle& t : xs) x.push_back(ToNodeOut(t));
@@ -114,12 +122,46 @@ class PyGraph {
     SymbolicGradientOptions options;
     options.zeros_for_unconnected = zeros_for_unconnected;
     options.name_scope.clear();
+    std::optional<py::error_already_set> python_error;  // raised by a Python gradient: re-raised as is
+    if (!custom_gradient.is_none()) {
+      options.custom_gradient = [this, &custom_gradient, &python_error](const GraphScope& scope, const Node& op,
+                                                         const std::string& name, const std::vector<NodeOut>& dy,
+                                                         std::vector<NodeOut>* dx, bool* handled) -> Status {
+        py::list dys;
+        for (const NodeOut& t : dy) {
+          if (t.valid()) dys.append(py::make_tuple(t.node->id(), t.index));
+          else dys.append(py::none());
+        }
+        py::object result;
+        try {
+          result = custom_gradient(op.id(), name, dys, scope.name_prefix(), scope.device());
+        } catch (py::error_already_set& e) {
+          python_error.emplace(std::move(e));
+          return errors::Internal(op.label(), ": the Python gradient '", name, "' raised");
+        }
+        if (result.is_none()) {
+          *handled = false;
+          return Status::OK();
+        }
+        *handled = true;
+        dx->clear();
+        for (const py::handle& r : result) {
+          if (r.is_none()) dx->push_back(NodeOut());
+          else dx->push_back(ToNodeOut(r));
+        }
+        if (static_cast<int>(dx->size()) != op.num_inputs())
+          return errors::InvalidArgument(op.label(), ": the Python gradient '", name, "' returned ", dx->size(),
+                                         " gradients for ", op.num_inputs(), " inputs");
+        return Status::OK();
+      };
+    }
     Status st = AddSymbolicGradients(s, y, x, gy, &out, options);
     root_.ClearStatus();
     if (st.ok()) st = InferFrom(first_new);
     if (!st.ok()) {
       for (int id = graph_->num_node_ids() - 1; id >= first_new; --id)
         if (Node* n = graph_->FindNodeId(id)) graph_->RemoveNode(n);
+      if (python_error) throw std::move(*python_error);
       RaiseStatus(st);
     }
     py::list result;
@@ -130,6 +172,55 @@ class PyGraph {
     return result;
   }
 
+  // Adds a serialized FunctionDefLibrary (functions and gradients) to the
+  // graph's library; InvalidArgument if a function of the same name is
+  // defined differently there.
+  void AddFunctionLibrary(const py::bytes& data) {
+    FunctionDefLibrary lib;
+    if (!lib.ParseFromString(std::string(data)))
+      RaiseStatus(errors::InvalidArgument("the bytes are not a FunctionDefLibrary"));
+    ThrowIfError(graph_->mutable_library()->AddLibrary(lib));
+  }
+  // The graph's library, serialized.
+  py::bytes Library() const {
+    FunctionDefLibrary lib;
+    graph_->library().ToProto(&lib);
+    return py::bytes(lib.SerializeAsString());
+  }
+  // Defined or declared.
+  bool HasFunction(const std::string& name) const { return graph_->library().LookUpFunctionOp(name) != nullptr; }
+  // A function's signature (an OpDef), serialized.
+  py::bytes FunctionSignature(const std::string& name) const {
+    const OpRegistrationData* reg = graph_->library().LookUpFunctionOp(name);
+    if (reg == nullptr) RaiseStatus(errors::NotFound("function '", name, "' is not in the graph's library"));
+    return py::bytes(reg->op_def.SerializeAsString());
+  }
+  // Declares a function by its signature (a serialized OpDef).
+  void DeclareFunction(const py::bytes& data) {
+    OpDef sig;
+    if (!sig.ParseFromString(std::string(data))) RaiseStatus(errors::InvalidArgument("the bytes are not an OpDef"));
+    ThrowIfError(graph_->mutable_library()->AddDeclaration(sig));
+  }
+  // This graph as the body of a function (graph/graph_to_function.h), as a
+  // serialized FunctionDef.
+  py::bytes ToFunctionDef(const std::string& name, const py::list& inputs, const std::vector<std::string>& input_names,
+                          const py::list& outputs, const std::vector<std::string>& output_names,
+                          const std::vector<int>& control_outputs, const std::vector<std::string>& control_names,
+                          bool is_stateful) const {
+    FunctionSignatureSpec spec;
+    spec.name = name;
+    for (const py::handle& t : inputs) spec.inputs.push_back(ToNodeOut(t));
+    spec.input_names = input_names;
+    for (const py::handle& t : outputs) spec.outputs.push_back(ToNodeOut(t));
+    spec.output_names = output_names;
+    for (int id : control_outputs) spec.control_outputs.push_back(NodeAt(id));
+    spec.control_output_names = control_names;
+    spec.is_stateful = is_stateful;
+    FunctionDef fdef;
+    ThrowIfError(GraphToFunctionDef(*graph_, spec, &fdef));
+    return py::bytes(fdef.SerializeAsString());
+  }
+
   // Adds the nodes of a serialized GraphDef (names and inputs already
   // rewritten by the caller: prefixes and input_map). All or nothing.
   std::vector<int> ImportGraphDef(const py::bytes& data) {
@@ -138,7 +229,9 @@ class PyGraph {
       RaiseStatus(errors::InvalidArgument("import_graph_def: the bytes are not a GraphDef"));
     const int first_new = graph_->num_node_ids();
     std::vector<Node*> added;
-    Status st = ImportNodes(def, &added);
+    // The functions first (they stay even if a node is refused).
+    Status st = graph_->mutable_library()->AddLibrary(def.library());
+    if (st.ok()) st = ImportNodes(def, &added);
     if (st.ok()) {
       std::vector<Node*> order;
       st = graph_->TopologicalOrder(&order);

@@ -7,6 +7,7 @@
 #include "distributed/distributed_test_util.h"
 #include "flowvm/session.h"
 #include "runtime/runtime_test_util.h"
+#include "util/function_test_util.h"
 
 namespace flowvm {
 namespace {
@@ -23,38 +24,18 @@ SessionOptions At(const std::string& target) {
   return options;
 }
 
-FunctionDef Fn(const std::string& text) {
-  FunctionDef f;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &f)) << text;
-  return f;
-}
-
 TEST(ClusterFunctionTest, BodyRunsOnAnotherTaskAndRecursionRunsOnTheWorker) {
   LocalCluster cluster({{"worker", 3}});
   ASSERT_TRUE(cluster.StartAll());
   // x * x + x, the multiplication pinned to worker 2 by the body itself.
-  FunctionDef remote = Fn(R"pb(
+  FunctionDef remote = testing::ParseFunctionDef(R"pb(
     signature { name: "RemoteSquarePlus" input_arg { name: "x" type: DT_FLOAT }
                 output_arg { name: "y" type: DT_FLOAT } }
     node_def { name: "sq" op: "Mul" input: "x" input: "x" device: "/job:worker/task:2"
                attr { key: "T" value { type: DT_FLOAT } } }
     node_def { name: "plus" op: "AddV2" input: "sq:z:0" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
     ret { key: "y" value: "plus:z:0" })pb");
-  FunctionDef fact = Fn(R"pb(
-    signature { name: "Fact" input_arg { name: "n" type: DT_FLOAT } output_arg { name: "f" type: DT_FLOAT } }
-    node_def { name: "one" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
-               attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1 } } } }
-    node_def { name: "le" op: "LessEqual" input: "n" input: "one:output:0" attr { key: "T" value { type: DT_FLOAT } } }
-    node_def { name: "sw" op: "Switch" input: "n" input: "le:z:0" attr { key: "T" value { type: DT_FLOAT } } }
-    node_def { name: "base" op: "OnesLike" input: "sw:output_true:0" attr { key: "T" value { type: DT_FLOAT } } }
-    node_def { name: "nm1" op: "Sub" input: "sw:output_false:0" input: "one:output:0"
-               attr { key: "T" value { type: DT_FLOAT } } }
-    node_def { name: "rec" op: "Fact" input: "nm1:z:0" }
-    node_def { name: "prod" op: "Mul" input: "sw:output_false:0" input: "rec:f:0"
-               attr { key: "T" value { type: DT_FLOAT } } }
-    node_def { name: "merge" op: "Merge" input: "base:y:0" input: "prod:z:0"
-               attr { key: "T" value { type: DT_FLOAT } } attr { key: "N" value { i: 2 } } }
-    ret { key: "f" value: "merge:output:0" })pb");
+  FunctionDef fact = testing::FactorialFunction();
   NodeDef x = PlaceholderNode("x", DT_FLOAT, PartialTensorShape());
   x.set_device(kWorker0);
   NodeDef call;

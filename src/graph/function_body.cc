@@ -298,6 +298,8 @@ StatusOr<std::unique_ptr<FunctionBody>> InstantiateFunction(std::shared_ptr<Func
   if (fdef == nullptr) {
     if (library->ops()->LookUpOrNull(func.name()) != nullptr)
       return errors::InvalidArgument("'", func.name(), "' is an op, not a function of the graph's library");
+    if (library->LookUpFunctionOp(func.name()) != nullptr)
+      return errors::NotFound("function '", func.name(), "' is declared but never defined in the graph's library");
     return errors::NotFound("function '", func.name(), "' is not defined in the graph's library");
   }
   BodyBuilder builder(std::move(library), *fdef, func);

@@ -98,9 +98,73 @@ Status FunctionLibraryDefinition::ValidateSignature(const FunctionDef& fdef) con
   return Status::OK();
 }
 
+namespace {
+
+// Same argument and result types (names may differ).
+bool SameTypes(const OpDef& a, const OpDef& b) {
+  auto same = [](const auto& x, const auto& y) {
+    if (x.size() != y.size()) return false;
+    for (int i = 0; i < x.size(); ++i)
+      if (x[i].type() != y[i].type() || x[i].type_attr() != y[i].type_attr() ||
+          x[i].number_attr() != y[i].number_attr() || x[i].type_list_attr() != y[i].type_list_attr())
+        return false;
+    return true;
+  };
+  return same(a.input_arg(), b.input_arg()) && same(a.output_arg(), b.output_arg());
+}
+
+}  // namespace
+
+Status FunctionLibraryDefinition::AddDeclaration(const OpDef& signature) {
+  FunctionDef fdef;
+  *fdef.mutable_signature() = signature;
+  const std::string where = "function '" + signature.name() + "'";
+  auto it = functions_.find(signature.name());
+  if (it != functions_.end()) {
+    if (!SameTypes(it->second->fdef.signature(), signature))
+      return errors::InvalidArgument(where, " is declared with other argument or result types than it has");
+    return Status::OK();
+  }
+  // A declaration has no body: its outputs need no ret entries.
+  FunctionDef check = fdef;
+  for (const OpDef::ArgDef& out : signature.output_arg()) (*check.mutable_ret())[out.name()] = "_";
+  FLOWVM_RETURN_IF_ERROR(ValidateSignature(check));
+  auto entry = std::make_unique<Entry>();
+  entry->fdef = fdef;
+  entry->declared_only = true;
+  entry->op = std::make_unique<OpRegistrationData>();
+  entry->op->op_def = signature;
+  entry->op->op_def.set_is_stateful(true);  // unknown until defined: never merged or folded
+  const std::string name = signature.name();
+  entry->op->shape_fn = [this, name](InferenceContext* c) { return InferFunctionCallShapes(*this, name, c); };
+  functions_[name] = std::move(entry);
+  return Status::OK();
+}
+
 Status FunctionLibraryDefinition::AddFunction(const FunctionDef& fdef) {
   const std::string& name = fdef.signature().name();
   auto it = functions_.find(name);
+  if (it != functions_.end() && it->second->declared_only) {
+    if (!SameTypes(it->second->fdef.signature(), fdef.signature()))
+      return errors::InvalidArgument("function '", name,
+                                     "' is defined with other argument or result types than it was declared with");
+    // Calls made while it was only declared name its results by the
+    // declaration's names.
+    const auto& declared = it->second->fdef.signature().output_arg();
+    const auto& defined = fdef.signature().output_arg();
+    for (int i = 0; i < declared.size(); ++i)
+      if (declared[i].name() != defined[i].name())
+        return errors::InvalidArgument("function '", name, "' names result ", i, " '", defined[i].name(),
+                                       "', but it was declared as '", declared[i].name(),
+                                       "'; define it with the declared result names");
+    FLOWVM_RETURN_IF_ERROR(ValidateSignature(fdef));
+    // Nodes already point at the declaration's registration: keep it.
+    it->second->fdef = fdef;
+    it->second->declared_only = false;
+    it->second->op->op_def = fdef.signature();
+    UpdateStatefulness();
+    return Status::OK();
+  }
   if (it != functions_.end()) {
     if (google::protobuf::util::MessageDifferencer::Equals(it->second->fdef, fdef)) return Status::OK();
     return errors::InvalidArgument(FunctionLabel(fdef),
@@ -114,9 +178,14 @@ Status FunctionLibraryDefinition::AddFunction(const FunctionDef& fdef) {
   entry->op->op_def = fdef.signature();
   entry->op->shape_fn = [this, name](InferenceContext* c) { return InferFunctionCallShapes(*this, name, c); };
   functions_[name] = std::move(entry);
-  // A function is stateful if its signature says so or its body, directly
-  // or through the functions it calls, has a stateful op: its calls must
-  // then not be merged, folded or pruned as pure computations.
+  UpdateStatefulness();
+  return Status::OK();
+}
+
+// A function is stateful if its signature says so or its body, directly or
+// through the functions it calls, has a stateful op: its calls must then
+// not be merged, folded or pruned as pure computations.
+void FunctionLibraryDefinition::UpdateStatefulness() {
   bool changed = true;
   while (changed) {
     changed = false;
@@ -133,7 +202,6 @@ Status FunctionLibraryDefinition::AddFunction(const FunctionDef& fdef) {
       }
     }
   }
-  return Status::OK();
 }
 
 Status FunctionLibraryDefinition::AddGradient(const GradientDef& gdef) {
@@ -154,12 +222,17 @@ Status FunctionLibraryDefinition::AddLibrary(const FunctionDefLibrary& lib) {
   for (const FunctionDef& f : lib.function()) {
     const std::string& name = f.signature().name();
     auto it = functions_.find(name);
-    if (it != functions_.end() && !google::protobuf::util::MessageDifferencer::Equals(it->second->fdef, f))
+    if (it != functions_.end() && it->second->declared_only) {
+      if (!SameTypes(it->second->fdef.signature(), f.signature()))
+        return errors::InvalidArgument(FunctionLabel(f),
+                                       " is defined with other argument or result types than it was declared with");
+    } else if (it != functions_.end() && !google::protobuf::util::MessageDifferencer::Equals(it->second->fdef, f)) {
       return errors::InvalidArgument(FunctionLabel(f), " is already in the library with a different definition");
+    }
     auto [in, fresh] = incoming.emplace(name, &f);
     if (!fresh && !google::protobuf::util::MessageDifferencer::Equals(*in->second, f))
       return errors::InvalidArgument(FunctionLabel(f), " is defined twice, differently, in one library");
-    if (it == functions_.end()) FLOWVM_RETURN_IF_ERROR(ValidateSignature(f));
+    if (it == functions_.end() || it->second->declared_only) FLOWVM_RETURN_IF_ERROR(ValidateSignature(f));
   }
   for (const GradientDef& g : lib.gradient()) {
     auto it = gradients_.find(g.function_name());
@@ -174,7 +247,7 @@ Status FunctionLibraryDefinition::AddLibrary(const FunctionDefLibrary& lib) {
 
 const FunctionDef* FunctionLibraryDefinition::Find(const std::string& name) const {
   auto it = functions_.find(name);
-  return it == functions_.end() ? nullptr : &it->second->fdef;
+  return it == functions_.end() || it->second->declared_only ? nullptr : &it->second->fdef;
 }
 
 const OpRegistrationData* FunctionLibraryDefinition::LookUpFunctionOp(const std::string& name) const {
@@ -197,13 +270,15 @@ std::string FunctionLibraryDefinition::GradientFunction(const std::string& name)
 
 std::vector<std::string> FunctionLibraryDefinition::ListFunctionNames() const {
   std::vector<std::string> out;
-  for (const auto& [name, e] : functions_) out.push_back(name);
+  for (const auto& [name, e] : functions_)
+    if (!e->declared_only) out.push_back(name);
   return out;
 }
 
 void FunctionLibraryDefinition::ToProto(FunctionDefLibrary* out) const {
   out->Clear();
-  for (const auto& [name, e] : functions_) *out->add_function() = e->fdef;
+  for (const auto& [name, e] : functions_)
+    if (!e->declared_only) *out->add_function() = e->fdef;
   for (const auto& [f, g] : gradients_) {
     GradientDef* gd = out->add_gradient();
     gd->set_function_name(f);

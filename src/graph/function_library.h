@@ -46,6 +46,13 @@ class FunctionLibraryDefinition {
   // name that is a registered op, or a malformed signature is
   // InvalidArgument naming the function.
   Status AddFunction(const FunctionDef& fdef);
+  // Declares a function by its signature alone, so that bodies can call it
+  // before it is defined (a recursive function calls itself this way). A
+  // later AddFunction with the same argument and result types defines it;
+  // a different signature under the name is InvalidArgument. Declared
+  // functions resolve as ops but are not in Find, the protos or the
+  // function names, and cannot be instantiated.
+  Status AddDeclaration(const OpDef& signature);
   // Adds a gradient function name for `function_name`; a different one
   // for the same function is InvalidArgument.
   Status AddGradient(const GradientDef& gdef);
@@ -55,7 +62,8 @@ class FunctionLibraryDefinition {
 
   const FunctionDef* Find(const std::string& name) const;
   bool Contains(const std::string& name) const { return Find(name) != nullptr; }
-  // The function's op registration (signature and shape function), or null.
+  // The function's op registration (signature and shape function), or null;
+  // declared functions have one too.
   const OpRegistrationData* LookUpFunctionOp(const std::string& name) const;
   // The registered op, else the function; NotFound naming `op` otherwise.
   StatusOr<const OpRegistrationData*> LookUpOp(const std::string& op) const;
@@ -81,8 +89,10 @@ class FunctionLibraryDefinition {
   struct Entry {
     FunctionDef fdef;
     std::unique_ptr<OpRegistrationData> op;
+    bool declared_only = false;
   };
   Status ValidateSignature(const FunctionDef& fdef) const;
+  void UpdateStatefulness();
 
   const OpRegistry* ops_;
   std::map<std::string, std::unique_ptr<Entry>> functions_;

@@ -306,3 +306,61 @@ TEST(FunctionLibraryTest, GradientBodyOfAFunction) {
 
 }  // namespace
 }  // namespace flowvm
+
+namespace flowvm {
+namespace {
+
+// Protobuf wire encoding by hand, so that the test depends on TensorFlow's
+// field numbers and nothing else.
+std::string Varint(uint64_t v) {
+  std::string out;
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+  return out;
+}
+std::string Field(int number, const std::string& bytes) {  // length-delimited
+  return Varint((static_cast<uint64_t>(number) << 3) | 2) + Varint(bytes.size()) + bytes;
+}
+std::string IntField(int number, uint64_t v) { return Varint(static_cast<uint64_t>(number) << 3) + Varint(v); }
+std::string MapEntry(int number, const std::string& key, const std::string& value_bytes) {
+  return Field(number, Field(1, key) + value_bytes);
+}
+
+// GraphDef{node=1, library=2, versions=4}; NodeDef{name=1, op=2, input=3,
+// attr=5}; AttrValue{type=6, tensor=8}; TensorProto{dtype=1,
+// tensor_shape=2, float_val=5}; FunctionDefLibrary{function=1};
+// FunctionDef{signature=1, node_def=3, ret=4}; OpDef{name=1, input_arg=2,
+// output_arg=3}; ArgDef{name=1, type=3}. DT_FLOAT = 1.
+TEST(FunctionLibraryWireTest, AGraphDefWithALibraryInTensorFlowsFieldNumbersLoads) {
+  const std::string float_type = IntField(6, 1);  // AttrValue.type
+  auto arg = [](const std::string& name) { return Field(1, name) + IntField(3, 1); };
+  std::string signature = Field(1, "AddOne") + Field(2, arg("x")) + Field(3, arg("y"));
+  std::string one = Field(1, "one") + Field(2, "Const") + MapEntry(5, "dtype", Field(2, float_type)) +
+                    MapEntry(5, "value", Field(2, Field(8, IntField(1, 1) + Field(2, "") +
+                                                             Field(5, std::string("\x00\x00\x80\x3f", 4)))));
+  std::string add = Field(1, "add") + Field(2, "AddV2") + Field(3, "x") + Field(3, "one:output:0") +
+                    MapEntry(5, "T", Field(2, float_type));
+  std::string function = Field(1, signature) + Field(3, one) + Field(3, add) + MapEntry(4, "y", Field(2, "add:z:0"));
+  std::string placeholder = Field(1, "p") + Field(2, "Placeholder") + MapEntry(5, "dtype", Field(2, float_type));
+  std::string call = Field(1, "call") + Field(2, "AddOne") + Field(3, "p");
+  std::string graph = Field(1, placeholder) + Field(1, call) + Field(2, Field(1, function)) +
+                      Field(4, IntField(1, 27));
+  GraphDef def;
+  ASSERT_TRUE(def.ParseFromString(graph));
+  ASSERT_EQ(def.library().function_size(), 1);
+  Graph g;
+  ASSERT_TRUE(ConvertGraphDefToGraph(def, &g).ok());
+  auto lib = g.shared_library();
+  NameAttrList f;
+  f.set_name("AddOne");
+  auto body = InstantiateFunction(lib, f);
+  ASSERT_TRUE(body.ok()) << body.status();
+  EXPECT_EQ((*body)->ret_nodes[0]->input_edge(0)->src()->name(), "add");
+  EXPECT_EQ(g.FindNode("call")->output_type(0), DT_FLOAT);
+}
+
+}  // namespace
+}  // namespace flowvm

@@ -8,6 +8,7 @@
 #include "graph/attr_value_util.h"
 #include "graph/control_flow.h"
 #include "graph/function_body.h"
+#include "graph/function_gradient.h"
 #include "graph/gradient_registry.h"
 #include "graph/while_gradients.h"
 
@@ -46,11 +47,6 @@ class SymbolicGradientBuilder {
   void Done(int owner);
   void AddPartial(const NodeOut& t, const NodeOut& grad) { partials_[Key(t)].push_back(grad); }
   static std::pair<int, int> Key(const NodeOut& t) { return {t.node->id(), t.index}; }
-
-  // The gradient of `node` computed through a function: a call of the
-  // library's gradient function for it, or SymbolicGradient.
-  Status FunctionGradient(const GraphScope& scope, Node* node, const NameAttrList& func,
-                          const std::vector<NodeOut>& dy, std::vector<NodeOut>* dx);
 
   GraphScope scope_;
   CustomGradientFn custom_;
@@ -161,14 +157,9 @@ Status SymbolicGradientBuilder::Backprop(Node* node) {
     const FunctionLibraryDefinition& library = scope_.graph()->library();
     NameAttrList func;
     bool calls_function = false;
-    if (!has_override) {
-      if (library.Contains(node->op())) {
-        func = CallAttrs(node->def(), node->op());
-        calls_function = true;
-      } else if (node->op() == "PartitionedCall" || node->op() == "StatefulPartitionedCall") {
-        FLOWVM_RETURN_IF_ERROR(GetFunctionAttr(node->def(), "f", &func));
-        calls_function = true;
-      }
+    if (!has_override && library.Contains(node->op())) {
+      func = CallAttrs(node->def(), node->op());
+      calls_function = true;
     }
     bool no_gradient = false;
     const GradFunc* fn = nullptr;
@@ -177,7 +168,10 @@ Status SymbolicGradientBuilder::Backprop(Node* node) {
     } else if (!calls_function) {
       fn = GradientRegistry::Global()->LookUp(node->op(), &no_gradient);
     }
-    const bool custom = has_override && fn == nullptr && !no_gradient && custom_;
+    // Gradients the C++ registry lacks may come from the client's own
+    // registry (Python's tf.RegisterGradient), by override name or op type.
+    const bool custom = fn == nullptr && !no_gradient && !calls_function && custom_;
+    const std::string custom_name = has_override ? override_name : node->op();
     if (fn == nullptr && !no_gradient && !calls_function && !custom) {
       if (has_override)
         return errors::NotFound(node->label(), ": its _gradient_op_type attr names gradient '", override_name,
@@ -205,13 +199,15 @@ Status SymbolicGradientBuilder::Backprop(Node* node) {
       if (fn != nullptr) {
         s = (*fn)(op_scope, *node, dy, &dx);
       } else if (calls_function) {
-        s = FunctionGradient(op_scope, node, func, dy, &dx);
+        s = AddFunctionCallGradient(op_scope, *node, func, dy, &dx);
       } else {
         bool handled = false;
-        s = custom_(op_scope, *node, override_name, dy, &dx, &handled);
+        s = custom_(op_scope, *node, custom_name, dy, &dx, &handled);
         if (s.ok() && !handled)
-          s = errors::NotFound(node->label(), ": its _gradient_op_type attr names gradient '", override_name,
-                               "', which is not registered");
+          s = has_override ? errors::NotFound(node->label(), ": its _gradient_op_type attr names gradient '",
+                                              override_name, "', which is not registered")
+                           : errors::NotFound(node->label(), ": no gradient is defined for op '", node->op(),
+                                              "', which lies on the path from the xs to the ys");
       }
       if (s.ok()) s = scope_.status();
       if (!s.ok()) return AttachNode(s, node->def());
@@ -236,70 +232,6 @@ Status SymbolicGradientBuilder::Backprop(Node* node) {
     }
     if (Owner(src->id()) != Owner(node->id()) && --pending_[Owner(src->id())] == 0) Done(Owner(src->id()));
   }
-  return Status::OK();
-}
-
-Status SymbolicGradientBuilder::FunctionGradient(const GraphScope& scope, Node* node, const NameAttrList& func,
-                                                const std::vector<NodeOut>& dy, std::vector<NodeOut>* dx) {
-  // Both forms take the call's inputs, then one gradient per output (zeros
-  // for outputs that carry none, such as integer ones).
-  std::vector<NodeOut> inputs;
-  for (int i = 0; i < node->num_inputs(); ++i) {
-    const Edge* e = node->input_edge(i);
-    inputs.push_back(NodeOut(e->src(), e->src_output()));
-  }
-  for (int k = 0; k < node->num_outputs(); ++k)
-    inputs.push_back(dy[k].valid() ? dy[k] : scope.Op("ZerosLike", {NodeOut(node, k)}));
-  const FunctionLibraryDefinition& library = scope.graph()->library();
-  const std::string grad_name = library.GradientFunction(func.name());
-  Node* grad = nullptr;
-  if (!grad_name.empty()) {
-    AttrMap attrs(func.attr().begin(), func.attr().end());
-    // The gradient function's arguments are one list per argument of its
-    // signature: pass each as a single tensor or a list, as it declares.
-    const FunctionDef* gdef = library.Find(grad_name);
-    if (gdef == nullptr)
-      return errors::NotFound("the gradient function '", grad_name, "' of function '", func.name(),
-                              "' is not in the library");
-    std::vector<OpInput> args;
-    size_t next = 0;
-    NodeDef probe;
-    probe.set_name(node->name());
-    probe.set_op(grad_name);
-    for (const auto& [k, v] : attrs) (*probe.mutable_attr())[k] = v;
-    for (const OpDef::ArgDef& arg : gdef->signature().input_arg()) {
-      int start = 0, end = 0;
-      FLOWVM_RETURN_IF_ERROR(NameRangeForArg(probe, gdef->signature(), arg.name(), true, &start, &end));
-      const bool is_list = !arg.number_attr().empty() || !arg.type_list_attr().empty();
-      std::vector<NodeOut> part;
-      for (int i = start; i < end && next < inputs.size(); ++i) part.push_back(inputs[next++]);
-      if (is_list) args.push_back(OpInput::List(part));
-      else if (!part.empty()) args.push_back(part[0]);
-    }
-    if (next != inputs.size())
-      return errors::InvalidArgument("the gradient function '", grad_name, "' of function '", func.name(), "' takes ",
-                                     next, " tensors, but a call of '", func.name(), "' with ", node->num_outputs(),
-                                     " outputs gives ", inputs.size());
-    grad = scope.AddNode(grad_name, args, attrs);
-  } else {
-    std::vector<DataType> tin, tout;
-    for (const NodeOut& t : inputs) tin.push_back(BaseType(t.dtype()));
-    for (int i = 0; i < node->num_inputs(); ++i) tout.push_back(BaseType(node->input_type(i)));
-    AttrMap attrs;
-    attrs["Tin"] = MakeAttrValue(tin);
-    attrs["Tout"] = MakeAttrValue(tout);
-    AttrValue f;
-    *f.mutable_func() = func;
-    attrs["f"] = f;
-    grad = scope.AddNode("SymbolicGradient", {OpInput::List(inputs)}, attrs);
-  }
-  FLOWVM_RETURN_IF_ERROR(scope.status());
-  if (grad->num_outputs() != node->num_inputs())
-    return errors::InvalidArgument("the gradient of function '", func.name(), "' has ", grad->num_outputs(),
-                                   " outputs for its ", node->num_inputs(), " inputs");
-  dx->clear();
-  for (int i = 0; i < node->num_inputs(); ++i)
-    dx->push_back(IsDifferentiableType(node->input_type(i)) ? NodeOut(grad, i) : NodeOut());
   return Status::OK();
 }
 

@@ -5,8 +5,12 @@
 // StatelessWhile, with TensorFlow's signatures. A session inlines and lowers
 // them before placement (runtime/passes/function_inlining.h); their shape
 // functions see through the functions.
+#include "graph/attr_value_util.h"
+#include "graph/function_gradient.h"
 #include "graph/function_library.h"
 #include "graph/function_shape.h"
+#include "graph/gradient_registry.h"
+#include "graph/gradients.h"
 #include "graph/op_registry.h"
 #include "graph/shape_inference.h"
 
@@ -86,7 +90,86 @@ Status WhileShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// ---- gradients ----------------------------------------------------------------
+
+Status PartitionedCallGrad(const GraphScope& scope, const Node& op, const std::vector<NodeOut>& dy,
+                           std::vector<NodeOut>* dx) {
+  NameAttrList f;
+  FLOWVM_RETURN_IF_ERROR(GetFunctionAttr(op.def(), "f", &f));
+  return AddFunctionCallGradient(scope, op, f, dy, dx);
+}
+
+// If and Case: the same op over the branches' gradient functions, taking
+// the inputs and the output gradients; the predicate or index gets none.
+Status BranchesGrad(const GraphScope& scope, const Node& op, const std::vector<NodeOut>& dy,
+                    std::vector<NodeOut>* dx) {
+  const bool is_case = op.op() == "Case" || op.op() == "StatelessCase";
+  std::vector<NameAttrList> branches;
+  if (is_case) {
+    FLOWVM_RETURN_IF_ERROR(GetFunctionListAttr(op.def(), "branches", &branches));
+  } else {
+    NameAttrList t, e;
+    FLOWVM_RETURN_IF_ERROR(GetFunctionAttr(op.def(), "then_branch", &t));
+    FLOWVM_RETURN_IF_ERROR(GetFunctionAttr(op.def(), "else_branch", &e));
+    branches = {t, e};
+  }
+  std::vector<NameAttrList> grads;
+  for (const NameAttrList& b : branches) {
+    FLOWVM_ASSIGN_OR_RETURN(NameAttrList g, GradientFunctionOf(scope, b));
+    grads.push_back(g);
+  }
+  std::vector<NodeOut> inputs;
+  std::vector<DataType> tin, tout;
+  for (int i = 1; i < op.num_inputs(); ++i) {
+    const Edge* e = op.input_edge(i);
+    inputs.push_back(NodeOut(e->src(), e->src_output()));
+    tin.push_back(BaseType(op.input_type(i)));
+    tout.push_back(BaseType(op.input_type(i)));
+  }
+  for (int k = 0; k < op.num_outputs(); ++k) {
+    NodeOut g = dy[k].valid() ? dy[k] : scope.Op("ZerosLike", {NodeOut(const_cast<Node*>(&op), k)});
+    inputs.push_back(g);
+    tin.push_back(op.output_type(k));
+  }
+  const Edge* selector = op.input_edge(0);
+  AttrMap attrs;
+  attrs["Tin"] = MakeAttrValue(tin);
+  attrs["Tout"] = MakeAttrValue(tout);
+  if (is_case) {
+    attrs["branches"] = MakeAttrValue(grads);
+  } else {
+    attrs["Tcond"] = MakeAttrValue(BaseType(op.input_type(0)));
+    attrs["then_branch"] = MakeAttrValue(grads[0]);
+    attrs["else_branch"] = MakeAttrValue(grads[1]);
+  }
+  Node* grad = scope.AddNode(op.op(), {NodeOut(selector->src(), selector->src_output()), OpInput::List(inputs)}, attrs);
+  FLOWVM_RETURN_IF_ERROR(scope.status());
+  dx->assign(1, NodeOut());
+  for (int i = 1; i < op.num_inputs(); ++i)
+    dx->push_back(IsDifferentiableType(op.input_type(i)) ? NodeOut(grad, i - 1) : NodeOut());
+  return Status::OK();
+}
+
+Status UnsupportedGrad(const GraphScope& scope, const Node& op, const std::vector<NodeOut>& dy,
+                       std::vector<NodeOut>* dx) {
+  if (op.op() == "SymbolicGradient")
+    return errors::Unimplemented(op.label(), ": second-order gradients of functions are not supported");
+  return errors::Unimplemented(op.label(), ": gradients through a functional ", op.op(),
+                               " are not supported; build the loop with tf.while_loop (Enter/Exit/NextIteration), "
+                               "which is differentiated");
+}
+
 }  // namespace
+
+REGISTER_GRADIENT("PartitionedCall", PartitionedCallGrad);
+REGISTER_GRADIENT("StatefulPartitionedCall", PartitionedCallGrad);
+REGISTER_GRADIENT("If", BranchesGrad);
+REGISTER_GRADIENT("StatelessIf", BranchesGrad);
+REGISTER_GRADIENT("Case", BranchesGrad);
+REGISTER_GRADIENT("StatelessCase", BranchesGrad);
+REGISTER_GRADIENT("SymbolicGradient", UnsupportedGrad);
+REGISTER_GRADIENT("While", UnsupportedGrad);
+REGISTER_GRADIENT("StatelessWhile", UnsupportedGrad);
 
 REGISTER_OP("_Arg")
     .Output("output: T")

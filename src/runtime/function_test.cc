@@ -13,23 +13,18 @@
 #include "runtime/device.h"
 #include "runtime/function_runtime.h"
 #include "runtime/runtime_test_util.h"
+#include "util/function_test_util.h"
 
 namespace flowvm {
 namespace {
 
 using namespace runtime_testing;  // NOLINT
 
-FunctionDef Fn(const std::string& text) {
-  FunctionDef f;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &f)) << text;
-  return f;
-}
-
 std::string FloatAttr() { return R"(attr { key: "T" value { type: DT_FLOAT } })"; }
 
 // x * y + 1
 FunctionDef MulAdd() {
-  return Fn(R"pb(
+  return testing::ParseFunctionDef(R"pb(
     signature { name: "MulAdd" input_arg { name: "x" type: DT_FLOAT } input_arg { name: "y" type: DT_FLOAT }
                 output_arg { name: "out" type: DT_FLOAT } }
     node_def { name: "mul" op: "Mul" input: "x" input: "y" attr { key: "T" value { type: DT_FLOAT } } }
@@ -42,7 +37,7 @@ FunctionDef MulAdd() {
 
 // x * x, with the multiplication pinned to `device` if given.
 FunctionDef Square(const std::string& name = "SquareIt", const std::string& device = "") {
-  FunctionDef f = Fn(R"pb(
+  FunctionDef f = testing::ParseFunctionDef(R"pb(
     signature { name: "SquareIt" input_arg { name: "x" type: DT_FLOAT } output_arg { name: "y" type: DT_FLOAT } }
     node_def { name: "sq" op: "Mul" input: "x" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
     ret { key: "y" value: "sq:z:0" })pb");
@@ -53,7 +48,7 @@ FunctionDef Square(const std::string& name = "SquareIt", const std::string& devi
 
 // Square(x) * x: a nested call.
 FunctionDef Cube() {
-  return Fn(R"pb(
+  return testing::ParseFunctionDef(R"pb(
     signature { name: "Cube" input_arg { name: "x" type: DT_FLOAT } output_arg { name: "y" type: DT_FLOAT } }
     node_def { name: "s" op: "SquareIt" input: "x" }
     node_def { name: "c" op: "Mul" input: "s:y:0" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
@@ -61,35 +56,17 @@ FunctionDef Cube() {
 }
 
 FunctionDef Negate() {
-  return Fn(R"pb(
+  return testing::ParseFunctionDef(R"pb(
     signature { name: "Negate" input_arg { name: "x" type: DT_FLOAT } output_arg { name: "y" type: DT_FLOAT } }
     node_def { name: "n" op: "Neg" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
     ret { key: "y" value: "n:y:0" })pb");
 }
 
-// n <= 1 ? 1 : n * Fact(n - 1), the recursion in the false branch of a
-// Switch.
-FunctionDef Fact() {
-  return Fn(R"pb(
-    signature { name: "Fact" input_arg { name: "n" type: DT_FLOAT } output_arg { name: "f" type: DT_FLOAT } }
-    node_def { name: "one" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
-               attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1 } } } }
-    node_def { name: "le" op: "LessEqual" input: "n" input: "one:output:0" attr { key: "T" value { type: DT_FLOAT } } }
-    node_def { name: "sw" op: "Switch" input: "n" input: "le:z:0" attr { key: "T" value { type: DT_FLOAT } } }
-    node_def { name: "base" op: "OnesLike" input: "sw:output_true:0" attr { key: "T" value { type: DT_FLOAT } } }
-    node_def { name: "nm1" op: "Sub" input: "sw:output_false:0" input: "one:output:0"
-               attr { key: "T" value { type: DT_FLOAT } } }
-    node_def { name: "rec" op: "Fact" input: "nm1:z:0" }
-    node_def { name: "prod" op: "Mul" input: "sw:output_false:0" input: "rec:f:0"
-               attr { key: "T" value { type: DT_FLOAT } } }
-    node_def { name: "merge" op: "Merge" input: "base:y:0" input: "prod:z:0"
-               attr { key: "T" value { type: DT_FLOAT } } attr { key: "N" value { i: 2 } } }
-    ret { key: "f" value: "merge:output:0" })pb");
-}
+FunctionDef Fact() { return testing::FactorialFunction(); }
 
 // Forever(x) = Forever(x) + 1: no branch ever ends it.
 FunctionDef Forever() {
-  return Fn(R"pb(
+  return testing::ParseFunctionDef(R"pb(
     signature { name: "Forever" input_arg { name: "x" type: DT_FLOAT } output_arg { name: "y" type: DT_FLOAT } }
     node_def { name: "again" op: "Forever" input: "x" }
     node_def { name: "plus" op: "AddV2" input: "again:y:0" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
@@ -208,7 +185,7 @@ TEST(FunctionTest, GradientsThroughCalls) {
     *lib.add_function() = Square();
     if (with_gradient_def) {
       // A deliberately different "gradient" (2 * dy), to see it is used.
-      *lib.add_function() = Fn(R"pb(
+      *lib.add_function() = testing::ParseFunctionDef(R"pb(
         signature { name: "CubeGrad" input_arg { name: "x" type: DT_FLOAT } input_arg { name: "dy" type: DT_FLOAT }
                     output_arg { name: "dx" type: DT_FLOAT } }
         node_def { name: "d" op: "AddV2" input: "dy" input: "dy" attr { key: "T" value { type: DT_FLOAT } } }
@@ -234,6 +211,47 @@ TEST(FunctionTest, GradientsThroughCalls) {
   }
 }
 
+// The gradient of If / Case is the same op over the branches' gradients.
+TEST(FunctionTest, GradientsOfIfAndCase) {
+  Graph graph;
+  FunctionDefLibrary lib;
+  *lib.add_function() = Square();
+  *lib.add_function() = Negate();
+  *lib.add_function() = Cube();
+  ASSERT_TRUE(graph.mutable_library()->AddLibrary(lib).ok());
+  GraphScope root(&graph);
+  AttrMap scalar = {{"shape", MakeAttrValue(PartialTensorShape())}};
+  AttrMap f32 = scalar, b = scalar, i32 = scalar;
+  f32["dtype"] = MakeAttrValue(DT_FLOAT);
+  b["dtype"] = MakeAttrValue(DT_BOOL);
+  i32["dtype"] = MakeAttrValue(DT_INT32);
+  NodeOut x = root.WithOpName("x").Op("Placeholder", {}, f32);
+  NodeOut pred = root.WithOpName("pred").Op("Placeholder", {}, b);
+  NodeOut index = root.WithOpName("index").Op("Placeholder", {}, i32);
+  AttrValue then_f, else_f;
+  then_f.mutable_func()->set_name("SquareIt");
+  else_f.mutable_func()->set_name("Negate");
+  NodeOut y_if = root.WithOpName("if").Op("If", {pred, OpInput::List({x})},
+                                         {{"Tout", Types({DT_FLOAT})}, {"then_branch", then_f}, {"else_branch", else_f}});
+  AttrValue branches;
+  for (const char* f : {"SquareIt", "Negate", "Cube"}) branches.mutable_list()->add_func()->set_name(f);
+  NodeOut y_case = root.WithOpName("case").Op("Case", {index, OpInput::List({x})},
+                                              {{"Tout", Types({DT_FLOAT})}, {"branches", branches}});
+  std::vector<NodeOut> d_if, d_case;
+  ASSERT_TRUE(AddSymbolicGradients(root, {y_if}, {x}, {}, &d_if).ok()) << root.status();
+  ASSERT_TRUE(AddSymbolicGradients(root, {y_case}, {x}, {}, &d_case).ok()) << root.status();
+  GraphDef def;
+  graph.ToGraphDef(&def);
+  auto s = NewSessionOrDie(def);
+  ASSERT_NE(s, nullptr);
+  const Tensor three = Tensor::Scalar<float>(3);
+  EXPECT_EQ(RunScalar(s.get(), {{"x", three}, {"pred", Tensor::Scalar<bool>(true)}}, d_if[0].name()), 6.0f);
+  EXPECT_EQ(RunScalar(s.get(), {{"x", three}, {"pred", Tensor::Scalar<bool>(false)}}, d_if[0].name()), -1.0f);
+  EXPECT_EQ(RunScalar(s.get(), {{"x", three}, {"index", Tensor::Scalar<int32_t>(0)}}, d_case[0].name()), 6.0f);
+  EXPECT_EQ(RunScalar(s.get(), {{"x", three}, {"index", Tensor::Scalar<int32_t>(1)}}, d_case[0].name()), -1.0f);
+  EXPECT_EQ(RunScalar(s.get(), {{"x", three}, {"index", Tensor::Scalar<int32_t>(9)}}, d_case[0].name()), 27.0f);
+}
+
 TEST(FunctionTest, FunctionalIfCaseAndWhile) {
   NodeDef if_node = TestNode("if", "StatelessIf").Input("pred").Input("a");
   (*if_node.mutable_attr())["Tcond"] = MakeAttrValue(DT_BOOL);
@@ -251,14 +269,14 @@ TEST(FunctionTest, FunctionalIfCaseAndWhile) {
 
   // i, acc = 0, 0; while i < 10: i, acc = i + 1, MulAdd(acc, 1) + i - 1
   // (the body calls a function in the loop: acc ends at sum(0..9) = 45).
-  FunctionDef cond = Fn(R"pb(
+  FunctionDef cond = testing::ParseFunctionDef(R"pb(
     signature { name: "Below10" input_arg { name: "i" type: DT_FLOAT } input_arg { name: "acc" type: DT_FLOAT }
                 output_arg { name: "c" type: DT_BOOL } }
     node_def { name: "ten" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
                attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 10 } } } }
     node_def { name: "lt" op: "Less" input: "i" input: "ten:output:0" attr { key: "T" value { type: DT_FLOAT } } }
     ret { key: "c" value: "lt:z:0" })pb");
-  FunctionDef body = Fn(R"pb(
+  FunctionDef body = testing::ParseFunctionDef(R"pb(
     signature { name: "Step" input_arg { name: "i" type: DT_FLOAT } input_arg { name: "acc" type: DT_FLOAT }
                 output_arg { name: "i2" type: DT_FLOAT } output_arg { name: "acc2" type: DT_FLOAT } }
     node_def { name: "one" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
@@ -339,7 +357,7 @@ TEST(FunctionTest, UndefinedFunctionIsAClearError) {
 }
 
 TEST(FunctionTest, RuntimeErrorsNameTheFunctionAndTheNodeInIt) {
-  FunctionDef reshape = Fn(R"pb(
+  FunctionDef reshape = testing::ParseFunctionDef(R"pb(
     signature { name: "ToPairs" input_arg { name: "x" type: DT_FLOAT } output_arg { name: "y" type: DT_FLOAT } }
     node_def { name: "shape" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
                attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } }

@@ -25,7 +25,8 @@ from flowvm.tf.framework.ops import (  # noqa: F401
     control_dependencies, colocate_with, add_to_collection, add_to_collections, get_collection,
     get_collection_ref, get_default_session, convert_to_tensor, convert_n_to_tensor,
     convert_to_tensor_or_indexed_slices, register_tensor_conversion_function, executing_eagerly,
-    enable_eager_execution, disable_eager_execution, get_name_scope)
+    enable_eager_execution, disable_eager_execution, get_name_scope, RegisterGradient, NotDifferentiable,
+    NoGradient, no_gradient)
 from flowvm.tf.framework.constant_op import constant  # noqa: F401
 from flowvm.tf.framework.random_seed import set_random_seed, get_seed  # noqa: F401
 from flowvm.tf.client.session import Session, InteractiveSession  # noqa: F401
@@ -94,6 +95,8 @@ from flowvm.tf.ops.control_flow_ops import (  # noqa: F401,E402,A004
     cond, case, while_loop, group, tuple, no_op, with_dependencies, Assert, Print)
 from flowvm.tf.ops.control_flow_ops import print_v2 as print  # noqa: F401,E402,A004
 from flowvm.tf.ops.data_flow_ops import QueueBase, FIFOQueue, RandomShuffleQueue, PaddingFIFOQueue  # noqa: F401,E402
+from flowvm.tf.ops.tensor_array_ops import TensorArray  # noqa: F401,E402
+from flowvm.tf.ops.functional_ops import scan, map_fn, foldl, foldr  # noqa: F401,E402
 
 # Layers, losses and metrics.
 from flowvm.compat.v1 import layers, losses, metrics  # noqa: F401,E402

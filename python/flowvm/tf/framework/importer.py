@@ -46,6 +46,7 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
 
     out = graph_pb2.GraphDef()
     out.versions.CopyFrom(graph_def.versions)
+    out.library.CopyFrom(graph_def.library)
     for nd in graph_def.node:
         new = out.node.add()
         new.CopyFrom(nd)

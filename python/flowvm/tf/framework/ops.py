@@ -6,6 +6,7 @@ module keeps what TensorFlow's Python layer keeps: names and name scopes,
 the device, control-dependency and colocation stacks, collections, and the
 default-graph stack.
 """
+import collections
 import contextlib
 import re
 import threading
@@ -255,12 +256,12 @@ class Operation(object):
 
     @property
     def op_def(self):
-        return get_op_def(self._type)
+        return self._graph._get_op_def(self._type)
 
     def get_attr(self, name):
         v = self._graph._c.attr(self._id, name)
         atype = None
-        for a in get_op_def(self._type).attr:
+        for a in self._graph._get_op_def(self._type).attr:
             if a.name == name:
                 atype = a.type
         if atype == "type":
@@ -340,6 +341,60 @@ def _register_constant_conversion(func):
 def _register_tensor_proto_decoder(func):
     global _tensor_proto_to_ndarray
     _tensor_proto_to_ndarray = func
+
+
+# ---- gradients registered in Python ------------------------------------------
+# Most gradients are the C++ gradient registry's. These are the ones a
+# program registers (tf.RegisterGradient, Defun's python_grad_func): the C++
+# gradient builder calls back for a node whose _gradient_op_type names one
+# (gradient_override_map) or whose op type has no C++ gradient.
+_gradient_registry = {}
+
+
+class RegisterGradient(object):
+    """Decorator registering a gradient function for an op type or a name
+    used with Graph.gradient_override_map:
+
+        @tf.RegisterGradient("MySquare")
+        def _my_square_grad(op, grad):
+            return grad * 2 * op.inputs[0]
+    """
+
+    def __init__(self, op_type):
+        if not isinstance(op_type, str):
+            raise TypeError("op_type must be a string")
+        self._op_type = op_type
+
+    def __call__(self, f):
+        if self._op_type in _gradient_registry:
+            raise KeyError("Registering two gradient with name '%s'! (Previous registration was in %s)"
+                           % (self._op_type, getattr(_gradient_registry[self._op_type], "__module__", "?")))
+        _gradient_registry[self._op_type] = f
+        return f
+
+
+def no_gradient(op_type):
+    """Declares that ops of `op_type` (or the override name) have no gradient."""
+    if not isinstance(op_type, str):
+        raise TypeError("op_type must be a string")
+    if op_type in _gradient_registry:
+        raise KeyError("Registering two gradient with name '%s'!" % op_type)
+    _gradient_registry[op_type] = None
+
+
+NotDifferentiable = no_gradient
+NoGradient = no_gradient
+
+
+def get_gradient_function(op):
+    """The Python gradient function registered for `op`, or None."""
+    try:
+        name = op.get_attr("_gradient_op_type")
+        if isinstance(name, bytes):
+            name = name.decode()
+    except (errors.InvalidArgumentError, ValueError):
+        name = op.type
+    return _gradient_registry.get(name)
 
 
 def register_tensor_conversion_function(base_type, conversion_func, priority=100):
@@ -456,6 +511,9 @@ class Graph(object):
         self._edit_count = 0
         self._gradient_override_map = {}
         self._attr_scope_map = {}
+        # Functions defined in this graph (framework/function.py), by name.
+        self._functions = collections.OrderedDict()
+        self._function_op_defs = {}  # signatures of the C++ library's functions, parsed once
 
     # -- default graph
     def as_default(self):
@@ -491,6 +549,42 @@ class Graph(object):
     @property
     def graph_def_versions(self):
         return self.as_graph_def().versions
+
+    # -- functions (GraphDef.library)
+    def _add_function(self, function):
+        """Adds a _DefinedFunction (and with it the functions it calls and its
+        gradient function) to this graph's library."""
+        self._check_not_finalized()
+        name = function.name
+        previous = self._functions.get(name)
+        if previous is not None and previous is not function and getattr(previous, "_hash_str", None) != \
+                getattr(function, "_hash_str", None):
+            raise ValueError("Another function is already defined with that name (%s)" % name)
+        try:
+            self._c.add_function_library(function._library_proto().SerializeToString(deterministic=True))
+        except errors.OpError as e:
+            raise ValueError(e.message)
+        self._functions[name] = function
+        self._function_op_defs.pop(name, None)
+
+    def _get_function(self, name):
+        return self._functions.get(name)
+
+    def _is_function(self, name):
+        """Whether `name` is a function (defined or declared) of this graph."""
+        return name in self._functions or self._c.has_function(name)
+
+    def _get_op_def(self, op_type):
+        """The OpDef of a registered op, or a function's signature."""
+        if not self._is_function(op_type):
+            return get_op_def(op_type)
+        sig = self._function_op_defs.get(op_type)
+        if sig is None:
+            from flowvm import op_def_pb2
+            sig = op_def_pb2.OpDef()
+            sig.ParseFromString(self._c.function_signature(op_type))
+            self._function_op_defs[op_type] = sig
+        return sig
 
     # -- ops
     def _op_for_id(self, node_id):
@@ -572,6 +666,9 @@ class Graph(object):
                 raise GraphConstructionError(None, None, e.message)
             op = self._op_for_id(node_id)
             self._version = node_id + 1
+            override = self._gradient_override_map.get(op_type)
+            if override is not None:
+                self._c.set_private_attr(node_id, "_gradient_op_type", override)
             for controller in self._control_dependencies_stack:
                 controller.add_op(op)
             if compute_device:
@@ -813,11 +910,24 @@ class Graph(object):
 
     @contextlib.contextmanager
     def gradient_override_map(self, op_type_map):
-        # Gradients are the C++ registry's; an override cannot be honoured.
-        if op_type_map:
-            raise NotImplementedError("gradient_override_map: flowvm computes gradients with its C++ gradient "
-                                      "registry and cannot override them per op type")
-        yield
+        """Ops of the mapped types made in this context get the gradient
+        registered under the new name (their _gradient_op_type attr)."""
+        if not isinstance(op_type_map, dict):
+            raise TypeError("op_type_map must be a dictionary mapping strings to strings")
+        saved = {}
+        for op_type, mapped in op_type_map.items():
+            if not (isinstance(op_type, str) and isinstance(mapped, str)):
+                raise TypeError("op_type_map must be a dictionary mapping strings to strings")
+            saved[op_type] = self._gradient_override_map.get(op_type)
+            self._gradient_override_map[op_type] = mapped
+        try:
+            yield
+        finally:
+            for op_type, old in saved.items():
+                if old is None:
+                    del self._gradient_override_map[op_type]
+                else:
+                    self._gradient_override_map[op_type] = old
 
     def _get_control_flow_context(self):
         return self._control_flow_context

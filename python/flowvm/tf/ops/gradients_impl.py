@@ -47,13 +47,45 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     with g.name_scope(name or "gradients") as scope:
         first = g._c.num_node_ids()
         refs = g._c.gradients([y._ref() for y in ys], [x._ref() for x in xs], [gy._ref() for gy in gys],
-                              scope[:-1], device, control, unconnected_gradients == "zero")
+                              scope[:-1], device, control, unconnected_gradients == "zero",
+                              _python_gradients(g))
     new_ops = g._adopt_new_nodes(first)
     # Device functions (replica_device_setter) place gradient nodes too.
     if any(callable(s) for s in g._device_stack):
         for op in new_ops:
             g._apply_device_functions(op)
     return [None if ref is None else g._op_for_id(ref[0]).outputs[ref[1]] for ref in refs]
+
+
+def _python_gradients(g):
+    """The C++ gradient builder's callback for gradients registered in
+    Python (tf.RegisterGradient, Defun's python_grad_func): called with the
+    node, the gradient's name, its output gradients and the name scope to
+    build in; returns the input gradients, or None to decline."""
+    def custom(op_id, grad_name, dy_refs, scope, device):
+        if grad_name not in ops._gradient_registry:
+            return None
+        fn = ops._gradient_registry[grad_name]
+        op = g._op_for_id(op_id)
+        if fn is None:  # NotDifferentiable
+            return [None] * len(op.inputs)
+        dys = [None if r is None else g._op_for_id(r[0]).outputs[r[1]] for r in dy_refs]
+        with g.as_default(), g.name_scope(scope + "/"), g.device(device or None):
+            dxs = fn(op, *dys)
+        if not isinstance(dxs, (list, tuple)):
+            dxs = [dxs]
+        if len(dxs) != len(op.inputs):
+            raise ValueError("Num gradients %d generated for op %s do not match num inputs %d"
+                             % (len(dxs), op.node_def, len(op.inputs)))
+        out = []
+        for t, x in zip(dxs, op.inputs):
+            if t is None:
+                out.append(None)
+            else:
+                t = ops.convert_to_tensor(t, dtype=x.dtype.base_dtype)
+                out.append(t._ref())
+        return out
+    return custom
 
 
 def hessians(ys, xs, name="hessians", **kwargs):
