@@ -97,3 +97,5 @@ from flowvm.tf.ops.data_flow_ops import QueueBase, FIFOQueue, RandomShuffleQueue
 
 # Layers, losses and metrics.
 from flowvm.compat.v1 import layers, losses, metrics  # noqa: F401,E402
+# tf.contrib: only tf.contrib.rnn.
+from flowvm.compat.v1 import contrib  # noqa: F401,E402
