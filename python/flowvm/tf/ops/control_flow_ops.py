@@ -19,6 +19,7 @@ from flowvm.tf.framework import ops
 from flowvm.tf.framework import tensor_shape
 from flowvm.tf.ops import control_flow_util
 from flowvm.tf.ops import gen_ops
+from flowvm.tf.ops import tensor_array_ops
 from flowvm.tf.util import nest
 
 
@@ -230,6 +231,24 @@ class WhileContext(ControlFlowContext):
         return all(op._id in self._invariant_ops for op in flat_input_ops)
 
 
+# ---- TensorArrays as loop variables and branch results -------------------
+# A TensorArray crosses a loop or branch boundary as its flow (the array
+# itself, its handle, is the same on both sides and is routed in like any
+# outside tensor); inside, and after, the flow is wrapped in a TensorArray
+# again that shares the original's element shape and colocation.
+def _convert_tensorarray_to_flow(v):
+    if isinstance(v, tensor_array_ops.TensorArray):
+        return v.flow
+    return v
+
+
+def _convert_flows_to_tensorarrays(originals, tensors):
+    """tensors, with those standing for a TensorArray in `originals` (the
+    flat loop variables) wrapped as one."""
+    return [tensor_array_ops.build_ta_with_new_flow(o, t) if isinstance(o, tensor_array_ops.TensorArray) else t
+            for o, t in zip(originals, tensors)]
+
+
 def _merge_shape(t, invariant):
     """t, relaxed to the shape invariant where that is less specific."""
     if invariant is None:
@@ -261,9 +280,9 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                swap_memory=False, name=None, maximum_iterations=None, return_same_structure=False):
     """Repeats body while cond is true: loop_vars = body(*loop_vars).
 
-    loop_vars is a (nested) list/tuple/namedtuple/dict of tensors; cond
-    and body take the top-level entries as arguments; body returns the
-    same structure. The result has loop_vars' structure (a single loop
+    loop_vars is a (nested) list/tuple/namedtuple/dict of tensors and
+    TensorArrays (which travel as their flows); cond and body take the
+    top-level entries as arguments; body returns the same structure. The result has loop_vars' structure (a single loop
     variable comes back alone unless return_same_structure)."""
     if not callable(cond):
         raise TypeError("cond must be callable.")
@@ -276,7 +295,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         loop_vars = (loop_vars,)
     if not nest.flatten(loop_vars):
         raise ValueError("No loop variables provided")
-    with ops.name_scope(name, "while", nest.flatten(loop_vars)) as scope:
+    with ops.name_scope(name, "while", [_convert_tensorarray_to_flow(v) for v in nest.flatten(loop_vars)]) as scope:
         if maximum_iterations is not None:
             maximum_iterations = ops.convert_to_tensor(maximum_iterations, name="maximum_iterations")
             if maximum_iterations.shape.ndims not in (0, None):
@@ -323,7 +342,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
 
 def _build_loop(scope, cond, body, loop_vars, shape_invariants, parallel_iterations, back_prop):
     graph = ops.get_default_graph()
-    flat = [_deref(ops.convert_to_tensor(v)) for v in nest.flatten(loop_vars)]
+    flat_orig = nest.flatten(loop_vars)
+    flat = [_deref(ops.convert_to_tensor(_convert_tensorarray_to_flow(v))) for v in flat_orig]
     for t in flat:
         if t.graph is not graph:
             raise ValueError("while_loop: loop variable %s is from another graph" % t.name)
@@ -360,7 +380,7 @@ def _build_loop(scope, cond, body, loop_vars, shape_invariants, parallel_iterati
                 merges.append(m.output)
                 merge_ops.append(m.output.op)
             ctx._pivot = merges[0]
-            packed = nest.pack_sequence_as(loop_vars, merges)
+            packed = nest.pack_sequence_as(loop_vars, _convert_flows_to_tensorarrays(flat_orig, merges))
             pred = cond(*packed)
             pred = ops.convert_to_tensor(pred)
             if pred.dtype.base_dtype != dtypes.bool:
@@ -375,7 +395,7 @@ def _build_loop(scope, cond, body, loop_vars, shape_invariants, parallel_iterati
                 exits.append(gen_ops.exit(sw.output_false, name="Exit"))
                 idents.append(gen_ops.identity(sw.output_true, name="Identity"))
             ctx._pivot = idents[0]
-            packed = nest.pack_sequence_as(loop_vars, idents)
+            packed = nest.pack_sequence_as(loop_vars, _convert_flows_to_tensorarrays(flat_orig, idents))
             result = body(*packed)
             if not nest.is_sequence(result):
                 result = [result]
@@ -392,6 +412,11 @@ def _build_loop(scope, cond, body, loop_vars, shape_invariants, parallel_iterati
                 if isinstance(v, ops.Operation):
                     raise TypeError("while_loop: the body returned the operation %s for loop variable %d; return "
                                     "tensors" % (v.name, i))
+                if isinstance(v, tensor_array_ops.TensorArray):
+                    if not isinstance(flat_orig[i], tensor_array_ops.TensorArray):
+                        raise TypeError("while_loop: the body returned a TensorArray for loop variable %d (%s), "
+                                        "which enters the loop as a Tensor" % (i, flat[i].name))
+                    v = v.flow
                 v = _deref(ops.convert_to_tensor(v, dtype=m.dtype.base_dtype if not isinstance(v, ops.Tensor)
                                                  else None))
                 if v.dtype.base_dtype != m.dtype.base_dtype:
@@ -412,7 +437,7 @@ def _build_loop(scope, cond, body, loop_vars, shape_invariants, parallel_iterati
     if not back_prop:
         with graph.name_scope(scope + "/"):
             exits = [gen_ops.stop_gradient(e) for e in exits]
-    return nest.pack_sequence_as(loop_vars, exits)
+    return nest.pack_sequence_as(loop_vars, _convert_flows_to_tensorarrays(flat_orig, exits))
 
 
 def _unpack_if_singleton(res):
@@ -462,6 +487,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
                     raise ValueError("%s must have a return value." % ("true_fn" if branch else "false_fn"))
                 flat = []
                 for v in nest.flatten(orig):
+                    v = _convert_tensorarray_to_flow(v)
                     if isinstance(v, ops.Operation):
                         with graph.control_dependencies([v]):
                             v = gen_ops.identity(pivot)
@@ -483,7 +509,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
                 raise ValueError("Outputs of true_fn and false_fn must have the same type: %s, %s"
                                  % (t.dtype.name, f.dtype.name))
         merges = [gen_ops.merge([f, t], name="Merge").output for t, f in zip(res_t, res_f)]
-        packed = nest.pack_sequence_as(orig_t, merges)
+        packed = nest.pack_sequence_as(orig_t, _convert_flows_to_tensorarrays(nest.flatten(orig_t), merges))
         if not strict:
             packed = _unpack_if_singleton(packed)
         return packed
