@@ -458,7 +458,10 @@ def test_dynamic_rnn_lstm_matches_numpy_loop(time_major, with_lengths):
     x = tf.placeholder(tf.float32, [steps, None, depth] if time_major else [None, steps, depth])
     feed_x = xs.transpose(1, 0, 2) if time_major else xs
     outputs, state = tf.nn.dynamic_rnn(cell, x, sequence_length=lengths, dtype=tf.float32, time_major=time_major)
-    assert outputs.shape.as_list() == ([steps, None, units] if time_major else [None, steps, units])
+    # (The batch dim becomes known with lengths: Select against them gives it.)
+    assert outputs.shape.is_compatible_with([steps, batch, units] if time_major else [batch, steps, units])
+    assert outputs.shape.as_list()[1 if time_major else 0] == (batch if with_lengths else None)
+    assert outputs.shape.as_list()[0 if time_major else 1] == steps and outputs.shape.as_list()[2] == units
     assert shapes() == {"rnn/basic_lstm_cell/kernel:0": [depth + units, 4 * units],
                         "rnn/basic_lstm_cell/bias:0": [4 * units]}
     # TF's graph: TensorArrays and a while loop.

@@ -15,6 +15,7 @@ static_rnn calls the cell once per element of a Python list of inputs,
 reusing the variables from the second step on; with sequence_length it
 uses the same copy-through under tf.cond.
 """
+from flowvm.tf.framework import constant_op
 from flowvm.tf.framework import dtypes
 from flowvm.tf.framework import ops
 from flowvm.tf.framework import tensor_shape
@@ -225,7 +226,7 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, parallel_iterations, swap_mem
     else:
         max_sequence_length = time_steps
 
-    time = array_ops.constant(0, dtype=dtypes.int32, name="time")
+    time = constant_op.constant(0, dtype=dtypes.int32, name="time")
     with ops.name_scope("dynamic_rnn") as base_name:
         pass
 
