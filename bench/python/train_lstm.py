@@ -72,7 +72,8 @@ def flowvm_trainer(threads, xs, ys):
         print("profile: %d traced steps, %.1f ms/step wall (tracing on), %.1f ms/step summed over ops"
               % (n, total / n * 1e3, busy / n / 1e3))
         for t, us in by_type.most_common(15):
-            print("  %-34s %8.3f ms/step  %5.1f%%  (%d runs/step)" % (t, us / n / 1e3, 100.0 * us / busy, count[t] // n))
+            print("  %-34s %8.3f ms/step  %5.1f%%  (%d runs/step)"
+                  % (t, us / n / 1e3, 100.0 * us / busy, count[t] // n))
     return step, profile
 
 

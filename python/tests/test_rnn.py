@@ -269,7 +269,8 @@ def test_multi_rnn_cell_stacks_cells(state_is_tuple):
         assert cell.state_size == ((4, 4), (5, 5))
         assert isinstance(state, tuple) and isinstance(state[1], tf.nn.rnn_cell.LSTMStateTuple)
         p = "rnn/multi_rnn_cell/cell_%d/basic_lstm_cell/%s:0"
-        h0, s0 = np_basic_lstm(x, np.zeros((2, 4)), np.zeros((2, 4)), values[p % (0, "kernel")], values[p % (0, "bias")])
+        h0, s0 = np_basic_lstm(x, np.zeros((2, 4)), np.zeros((2, 4)), values[p % (0, "kernel")],
+                               values[p % (0, "bias")])
         h1, s1 = np_basic_lstm(h0, np.zeros((2, 5)), np.zeros((2, 5)), values[p % (1, "kernel")],
                                values[p % (1, "bias")])
         np.testing.assert_allclose(got_out, h1, rtol=1e-5, atol=1e-6)
@@ -635,8 +636,8 @@ def test_static_bidirectional_rnn_and_contrib_names():
         sequence_length=lengths)
     assert len(outputs) == steps and outputs[0].shape.as_list() == [batch, 2 * units]
     values = {n: rand(*s) for n, s in shapes().items()}
-    assert sorted(values) == ["bidirectional_rnn/bw/basic_rnn_cell/bias:0", "bidirectional_rnn/bw/basic_rnn_cell/kernel:0",
-                              "bidirectional_rnn/fw/basic_rnn_cell/bias:0", "bidirectional_rnn/fw/basic_rnn_cell/kernel:0"]
+    assert sorted(values) == ["bidirectional_rnn/%s/basic_rnn_cell/%s:0" % (d, n) for d in ("bw", "fw")
+                              for n in ("bias", "kernel")]
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         load(sess, values)
@@ -768,3 +769,30 @@ def test_state_tuples_feed_and_fetch():
         s2_by_part = sess.run(final, {init[0].c: s1[0].c, init[0].h: s1[0].h, init[1]: s1[1]})
     np.testing.assert_allclose(s2[1].h, s2_by_part[1].h)
     assert not np.allclose(s2[1].h, s1[1].h)
+
+
+def test_internal_paths_and_a_language_model_loop():
+    import importlib
+    for path in ("ops.rnn", "ops.rnn_cell", "ops.rnn_cell_impl"):
+        assert importlib.import_module("flowvm.compat.v1.python." + path) is \
+            importlib.import_module("flowvm.tf." + path)
+    from flowvm.compat.v1.python.ops import rnn_cell_impl
+    assert rnn_cell_impl.LSTMCell is tf.nn.rnn_cell.LSTMCell
+    # The PTB tutorial's loop: the cell called step by step, variables
+    # reused from the second step on, under TF's names.
+    keep_prob = tf.placeholder(tf.float32, [])
+    with tf.variable_scope("Model", initializer=tf.random_uniform_initializer(-0.1, 0.1)):
+        cell = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.DropoutWrapper(
+            tf.nn.rnn_cell.BasicLSTMCell(4, forget_bias=0.0), output_keep_prob=keep_prob) for _ in range(2)])
+        state = cell.zero_state(3, tf.float32)
+        inputs = tf.constant(rand(3, 5, 4))
+        with tf.variable_scope("RNN"):
+            for t in range(5):
+                if t > 0:
+                    tf.get_variable_scope().reuse_variables()
+                output, state = cell(inputs[:, t, :], state)
+    assert sorted(shapes()) == ["Model/RNN/multi_rnn_cell/cell_%d/basic_lstm_cell/%s:0" % (i, n)
+                                for i in range(2) for n in ("bias", "kernel")]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(output, {keep_prob: 1.0}).shape == (3, 4)
