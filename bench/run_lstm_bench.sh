@@ -10,7 +10,11 @@
 #
 # Environment: REPS (5) rounds, THREADS (2) for both sides, STEPS (60)
 # timed steps per round and side, PROFILE=N to end with N traced flowvm
-# steps summed by op type, NO_BUILD=1 to skip building flowvm_python.
+# steps summed by op type, NO_BUILD=1 to skip building flowvm_python,
+# TORCH_OMP_WAIT_POLICY (passive) for PyTorch's OpenMP threads: with its
+# default (spinning) policy, 2 threads on a 2-vCPU machine that anything
+# else is using take 20-40x longer per step (0.4-1.2 s instead of 30-60 ms),
+# which would measure the contention, not the model.
 set -euo pipefail
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo_root"
@@ -32,10 +36,13 @@ bench=bench/python/train_lstm.py
 
 rounds=()
 for ((r = 1; r <= reps; r++)); do
-  f=$("$py" "$bench" --impl flowvm --threads "$threads" --steps "$steps" | tee /dev/stderr |
-      sed -n 's/^MS_PER_STEP=//p')
-  t=$("$py" "$bench" --impl torch --threads "$threads" --steps "$steps" | tee /dev/stderr |
-      sed -n 's/^MS_PER_STEP=//p')
+  out=$("$py" "$bench" --impl flowvm --threads "$threads" --steps "$steps")
+  echo "$out" | grep -v '^MS_PER_STEP' >&2
+  f=$(echo "$out" | sed -n 's/^MS_PER_STEP=//p')
+  out=$(OMP_WAIT_POLICY=${TORCH_OMP_WAIT_POLICY:-passive} "$py" "$bench" --impl torch --threads "$threads" \
+        --steps "$steps")
+  echo "$out" | grep -v '^MS_PER_STEP' >&2
+  t=$(echo "$out" | sed -n 's/^MS_PER_STEP=//p')
   echo "round $r: flowvm $f ms, PyTorch $t ms" >&2
   rounds+=("$f,$t")
 done
