@@ -23,6 +23,8 @@ PATHS = [
     "ops.array_ops", "ops.math_ops", "ops.nn_ops", "ops.nn", "ops.random_ops", "ops.control_flow_ops",
     "ops.control_flow_util", "ops.data_flow_ops", "ops.state_ops", "ops.variables", "ops.variable_scope",
     "ops.init_ops", "ops.image_ops", "ops.metrics", "ops.gradients_impl", "ops.gen_ops", "ops.losses.losses",
+    "ops.tensor_array_ops", "ops.tensor_array_grad", "ops.functional_ops", "ops.rnn", "ops.rnn_cell",
+    "ops.rnn_cell_impl",
     "training.optimizer", "training.gradient_descent", "training.adam", "training.adagrad", "training.momentum",
     "training.rmsprop", "training.saver", "training.monitored_session", "training.basic_session_run_hooks",
     "training.session_run_hook", "training.queue_runner", "training.coordinator", "training.input",

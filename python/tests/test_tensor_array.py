@@ -56,7 +56,7 @@ def test_unstack_gather_scatter():
     x = rng.randn(5, 3)
     ta = tf.TensorArray(tf.float64, size=5, clear_after_read=False).unstack(x)
     g = ta.gather([4, 0, 2])
-    assert g.shape.as_list() == [None, 3]
+    assert g.shape.as_list() == [3, 3]
     r = ta.read(3)
     vg, vr = _run([g, r])
     np.testing.assert_array_equal(vg, x[[4, 0, 2]])
@@ -64,7 +64,7 @@ def test_unstack_gather_scatter():
     # scatter into a larger array, out of order
     ta = tf.TensorArray(tf.float64, size=6).scatter([5, 1, 3], x[:3])
     assert ta.element_shape.as_list() == [3]
-    np.testing.assert_array_equal(_run(ta.gather([1, 3, 5])), x[[1, 0, 2]])
+    np.testing.assert_array_equal(_run(ta.gather([1, 3, 5])), x[[1, 2, 0]])
 
 
 def test_unstack_of_a_placeholder_with_unknown_length():
@@ -160,7 +160,7 @@ def test_element_shape_from_unstack_and_declared_shape_reaches_the_op():
     assert ta.handle.op.get_attr("element_shape").as_list() == [3]
     assert ta.handle.op.get_attr("identical_element_shapes") is True
     assert ta.read(0).shape.as_list() == [3]
-    assert ta.gather([0, 1]).shape.as_list() == [None, 3]
+    assert ta.gather([0, 1]).shape.as_list() == [2, 3]
     with pytest.raises(ValueError):
         tf.TensorArray(tf.float32, size=4, element_shape=[2]).unstack(tf.zeros([4, 3]))
 
@@ -377,7 +377,10 @@ def test_gradient_unstack_gather_scatter():
 def test_gradient_split_concat():
     def split(x):
         ta = tf.TensorArray(tf.float64, size=3, infer_shape=False, clear_after_read=False).split(x, [2, 1, 3])
-        return tf.concat([tf.reduce_sum(ta.read(0) * 2.0, 0), tf.exp(ta.read(2))[1]], 0)
+        first, last = ta.read(0), ta.read(2)
+        first.set_shape([2, 2])
+        last.set_shape([3, 2])
+        return tf.concat([tf.reduce_sum(first * 2.0, 0), tf.exp(last)[1]], 0)
     check_gradients(split, np.random.RandomState(7).randn(6, 2))
 
     def concat(a, b):
@@ -417,3 +420,35 @@ def test_gradient_through_a_dynamic_size_loop():
         s.set_shape([3, 2])
         return tf.sin(s)
     check_gradients(fn, np.array([0.4, -0.9]))
+
+
+def test_stack_adds_no_stray_nodes_and_knows_a_fixed_size():
+    g = tf.get_default_graph()
+    ta = tf.TensorArray(tf.float32, size=3).unstack(tf.zeros([3, 2]))
+    before = len(g.get_operations())
+    s = ta.stack()
+    assert s.shape.as_list() == [3, 2]
+    added = sorted(op.type for op in g.get_operations()[before:])
+    assert added == ["Const", "Const", "Range", "TensorArrayGatherV3", "TensorArraySizeV3"], added
+    n = tf.placeholder(tf.int32, [])
+    ta = tf.TensorArray(tf.float32, size=n, element_shape=[2])
+    assert ta.stack().shape.as_list() == [None, 2]
+    ta = tf.TensorArray(tf.float32, size=tf.constant(4), element_shape=[2])
+    assert ta.stack().shape.as_list() == [4, 2]
+
+
+def test_gradient_through_a_loop_on_two_cpus():
+    # out[t] = w * x[t] with w on CPU:1 and the arrays beside x on CPU:0:
+    # d sum(out * c) / dw = sum(c * x).
+    x = np.arange(1.0, 5.0)
+    c = np.array([1.0, -2.0, 0.5, 3.0])
+    with tf.device("/device:CPU:1"):
+        w = tf.placeholder(tf.float64, [])
+    inp = tf.TensorArray(tf.float64, size=4).unstack(x)
+    out = tf.TensorArray(tf.float64, size=4)
+    _, out = tf.while_loop(lambda t, o: t < 4, lambda t, o: (t + 1, o.write(t, w * inp.read(t))), [0, out])
+    loss = tf.reduce_sum(out.stack() * c)
+    gw, = tf.gradients(loss, [w])
+    vl, vg = _run([loss, gw], {w: 1.5}, config=TWO_CPUS)
+    np.testing.assert_allclose(vl, 1.5 * (c * x).sum())
+    np.testing.assert_allclose(vg, (c * x).sum())

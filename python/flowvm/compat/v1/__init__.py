@@ -94,6 +94,8 @@ from flowvm.tf.ops.control_flow_ops import (  # noqa: F401,E402,A004
     cond, case, while_loop, group, tuple, no_op, with_dependencies, Assert, Print)
 from flowvm.tf.ops.control_flow_ops import print_v2 as print  # noqa: F401,E402,A004
 from flowvm.tf.ops.data_flow_ops import QueueBase, FIFOQueue, RandomShuffleQueue, PaddingFIFOQueue  # noqa: F401,E402
+from flowvm.tf.ops.tensor_array_ops import TensorArray  # noqa: F401,E402
+from flowvm.tf.ops.functional_ops import scan, map_fn, foldl, foldr  # noqa: F401,E402
 
 # Layers, losses and metrics.
 from flowvm.compat.v1 import layers, losses, metrics  # noqa: F401,E402

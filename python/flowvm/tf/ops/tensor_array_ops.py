@@ -18,6 +18,8 @@ tf.gradients uses, inside while loops too.
 """
 import contextlib
 
+import numpy as np
+
 from flowvm.tf.framework import dtypes
 from flowvm.tf.framework import ops
 from flowvm.tf.framework import tensor_shape
@@ -203,12 +205,21 @@ class TensorArray(object):
         with ops.colocate_with(self._handle):
             with ops.name_scope(name, "TensorArrayStack", [self._handle]):
                 value = self.gather(math_ops.range(0, self.size()), name=name)
-                n = None
-                if not self._dynamic_size and self._size is not None:
-                    n = tensor_util.constant_value(ops.convert_to_tensor(self._size))
-                if self.element_shape.ndims is not None and n is not None and getattr(n, "ndim", 0) == 0:
-                    value.set_shape([int(n)] + self.element_shape.as_list())
+                n = self._static_size()
+                if self.element_shape.ndims is not None and n is not None:
+                    value.set_shape([n] + self.element_shape.as_list())
                 return value
+
+    def _static_size(self):
+        """The size as a Python int when it is fixed and known here, else None."""
+        if self._dynamic_size or self._size is None:
+            return None
+        n = tensor_util.constant_value(self._size) if isinstance(self._size, ops.Tensor) else self._size
+        try:
+            n = np.asarray(n)
+        except (TypeError, ValueError):
+            return None
+        return int(n) if n.ndim == 0 and n.dtype.kind in "iu" else None
 
     def gather(self, indices, name=None):
         """The elements at `indices` (an int32 vector), stacked."""
@@ -217,7 +228,9 @@ class TensorArray(object):
             self._handle, indices, self._flow, dtype=self._dtype,
             element_shape=element_shape if element_shape.ndims is not None else None, name=name)
         if element_shape.ndims is not None:
-            value.set_shape([None] + element_shape.as_list())
+            # As many rows as there are indices, when that is known.
+            rows = value.op.inputs[1].shape.with_rank_at_least(1)[0]
+            value.set_shape([rows] + element_shape.as_list())
         return value
 
     def concat(self, name=None):
