@@ -796,3 +796,26 @@ def test_internal_paths_and_a_language_model_loop():
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         assert sess.run(output, {keep_prob: 1.0}).shape == (3, 4)
+
+
+def test_dynamic_rnn_with_the_cell_on_a_second_device():
+    # The loop's cell on /cpu:1 (DeviceWrapper), the rest where the placer
+    # puts it: the same outputs and gradients as on one device.
+    xs = rand(3, 5, 4)
+    results = []
+    for device in (None, "/cpu:1"):
+        with tf.Graph().as_default():
+            tf.set_random_seed(1)
+            cell = tf.nn.rnn_cell.BasicLSTMCell(6)
+            if device:
+                cell = tf.nn.rnn_cell.DeviceWrapper(cell, device)
+            outputs, state = tf.nn.dynamic_rnn(cell, tf.constant(xs), sequence_length=[5, 2, 3], dtype=tf.float32)
+            grads = tf.gradients(tf.reduce_sum(outputs * outputs), tf.trainable_variables())
+            if device:
+                assert any(op.device.upper().endswith("CPU:1") for op in tf.get_default_graph().get_operations()
+                           if "basic_lstm_cell" in op.name)
+            with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+                sess.run(tf.global_variables_initializer())
+                results.append(sess.run([outputs, state.h] + grads))
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
