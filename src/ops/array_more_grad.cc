@@ -41,6 +41,15 @@ Status ReverseV2Grad(const GraphScope& s, const Node& op, const std::vector<Node
   return s.status();
 }
 
+// ReverseSequence is its own inverse for fixed lengths: dy reversed the
+// same way; the lengths get none.
+Status ReverseSequenceGrad(const GraphScope& s, const Node& op, const std::vector<NodeOut>& dy,
+                           std::vector<NodeOut>* dx) {
+  *dx = {s.Op("ReverseSequence", {dy[0], OpInputTensor(op, 1)}, grad::CopyAttrs(op, {"seq_dim", "batch_dim"})),
+         NodeOut()};
+  return s.status();
+}
+
 // Indices as int32 or int64 (ScatterNd's shape input must share their
 // type, and Shape has no int16 output).
 NodeOut WideIndices(const GraphScope& s, NodeOut indices) {
@@ -123,6 +132,7 @@ REGISTER_GRADIENT("PadV2", PadV2Grad);
 REGISTER_GRADIENT("MirrorPad", MirrorPadGrad);
 REGISTER_GRADIENT("MirrorPadGrad", MirrorPadGradGrad);
 REGISTER_GRADIENT("ReverseV2", ReverseV2Grad);
+REGISTER_GRADIENT("ReverseSequence", ReverseSequenceGrad);
 REGISTER_GRADIENT("GatherNd", GatherNdGrad);
 REGISTER_GRADIENT("ScatterNd", ScatterNdGrad);
 REGISTER_GRADIENT("TensorScatterUpdate", TensorScatterUpdateGrad);

@@ -1,6 +1,6 @@
 // More array ops, as TensorFlow defines them: PadV2, MirrorPad and
-// MirrorPadGrad, ReverseV2, Where, DepthToSpace and SpaceToDepth. Gradients
-// are in array_more_grad.cc.
+// MirrorPadGrad, ReverseV2, ReverseSequence, Where, DepthToSpace and
+// SpaceToDepth. Gradients are in array_more_grad.cc.
 #include "graph/op_registry.h"
 #include "graph/shape_inference.h"
 
@@ -102,6 +102,31 @@ Status ReverseV2Shape(InferenceContext* c) {
   return Status::OK();
 }
 
+// ReverseSequence: the input's shape, its batch dim merged with the length
+// of seq_lengths (a vector); both dims must lie inside the input's rank.
+Status ReverseSequenceShape(InferenceContext* c) {
+  PartialTensorShape lengths;
+  FLOWVM_RETURN_IF_ERROR(c->WithRank(1, 1, &lengths));
+  const PartialTensorShape& in = c->input(0);
+  int64_t seq_dim = 0, batch_dim = 0;
+  FLOWVM_RETURN_IF_ERROR(c->GetAttr("seq_dim", &seq_dim));
+  FLOWVM_RETURN_IF_ERROR(c->GetAttr("batch_dim", &batch_dim));
+  if (in.unknown_rank()) {
+    c->set_output(0, in);
+    return Status::OK();
+  }
+  if (batch_dim < 0 || batch_dim >= in.dims())
+    return errors::InvalidArgument("batch_dim must be < input rank: ", batch_dim, " vs. ", in.dims());
+  if (seq_dim < 0 || seq_dim >= in.dims())
+    return errors::InvalidArgument("seq_dim must be < input rank: ", seq_dim, " vs. ", in.dims());
+  std::vector<int64_t> dims = in.dim_sizes();
+  FLOWVM_RETURN_IF_ERROR(c->MergeDim(dims[batch_dim], lengths.dim_size(0), &dims[batch_dim],
+                                     "the batch dimension of input and the length of seq_lengths"));
+  FLOWVM_ASSIGN_OR_RETURN(PartialTensorShape out, PartialTensorShape::FromDims(dims));
+  c->set_output(0, out);
+  return Status::OK();
+}
+
 // Where: one row of coordinates per true element.
 Status WhereShape(InferenceContext* c) {
   const PartialTensorShape& in = c->input(0);
@@ -187,6 +212,18 @@ REGISTER_OP("ReverseV2")
           "complex64, complex128, string}")
     .SetShapeFn(ReverseV2Shape)
     .Doc("Reverses the dimensions of tensor listed in axis (negative axes count from the end).");
+
+REGISTER_OP("ReverseSequence")
+    .Input("input: T")
+    .Input("seq_lengths: Tlen")
+    .Output("output: T")
+    .Attr("seq_dim: int")
+    .Attr("batch_dim: int = 0")
+    .Attr("T: type")
+    .Attr("Tlen: {int32, int64} = DT_INT64")
+    .SetShapeFn(ReverseSequenceShape)
+    .Doc("Reverses the first seq_lengths[b] entries along seq_dim of each slice b along batch_dim; the rest "
+         "stays in place.");
 
 REGISTER_OP("Where")
     .Input("input: T")

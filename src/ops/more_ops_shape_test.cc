@@ -105,6 +105,22 @@ TEST(MoreOpsShapeTest, ReverseAndWhere) {
   EXPECT_EQ(Out0({Ph("c", P(), DT_BOOL), TestNode("w", "Where").Input("c")}, "w"), P({-1, -1}));
 }
 
+TEST(MoreOpsShapeTest, ReverseSequence) {
+  auto rev = [](P x, P lengths, int64_t seq_dim, int64_t batch_dim) {
+    return std::vector<NodeDef>{Ph("x", x), Ph("l", lengths, DT_INT32),
+                                TestNode("y", "ReverseSequence").Input("x").Input("l").Attr("T", DT_FLOAT)
+                                    .Attr("Tlen", DT_INT32).Attr("seq_dim", seq_dim).Attr("batch_dim", batch_dim)};
+  };
+  // The batch dim learns the length of seq_lengths.
+  EXPECT_EQ(Out0(rev(P({-1, 5, 3}), P({4}), 1, 0), "y"), P({4, 5, 3}));
+  EXPECT_EQ(Out0(rev(P({7, -1, 3}), P({-1}), 0, 1), "y"), P({7, -1, 3}));
+  EXPECT_EQ(Out0(rev(P(), P({4}), 1, 0), "y"), P());
+  ExpectInvalid(rev(P({2, 5}), P({3}), 1, 0), "y", "batch dimension");
+  ExpectInvalid(rev(P({2, 5}), P({2}), 2, 0), "y", "seq_dim must be < input rank");
+  ExpectInvalid(rev(P({2, 5}), P({2}), 1, 2), "y", "batch_dim must be < input rank");
+  ExpectInvalid(rev(P({2, 5}), P({2, 1}), 1, 0), "y", "rank");
+}
+
 TEST(MoreOpsShapeTest, DepthSpace) {
   auto op = [](const char* name, P x, int64_t bs) {
     return std::vector<NodeDef>{Ph("x", x), TestNode("y", name).Input("x").Attr("T", DT_FLOAT).Attr("block_size", bs)};

@@ -73,6 +73,10 @@ std::vector<GradCase> PadReverseCases() {
   c.push_back({"ReverseV2", "ReverseV2", {R({2, 3, 4}, 4)}, [](const GraphScope& s, const Xs& x) {
                  return Ys(s.Op("ReverseV2", {x[0], I32(s, {0, -1})}));
                }});
+  c.push_back({"ReverseSequence", "ReverseSequence", {R({3, 4, 2}, 7)}, [](const GraphScope& s, const Xs& x) {
+                 return Ys(s.Op("ReverseSequence", {x[0], I64s(s, {4, 0, 2}, TensorShape({3}))},
+                                {{"seq_dim", MakeAttrValue(int64_t{1})}, {"batch_dim", MakeAttrValue(int64_t{0})}}));
+               }});
   c.push_back({"DepthToSpace", "DepthToSpace", {R({2, 2, 3, 8}, 5)}, [](const GraphScope& s, const Xs& x) {
                  return Ys(s.Op("DepthToSpace", {x[0]}, {{"block_size", MakeAttrValue(int64_t{2})}}));
                }});

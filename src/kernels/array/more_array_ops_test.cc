@@ -1,5 +1,5 @@
 // Kernels of the array ops added for the TF 1.x front-end: PadV2,
-// MirrorPad(Grad), ReverseV2, Where, GatherNd, ScatterNd,
+// MirrorPad(Grad), ReverseV2, ReverseSequence, Where, GatherNd, ScatterNd,
 // TensorScatterUpdate/Add, TopKV2, DepthToSpace / SpaceToDepth and Assert.
 // Values are TensorFlow's documented examples or hand-computed; every bad
 // index, padding, k or block size is an InvalidArgument, never a crash.
@@ -119,6 +119,29 @@ TEST(MoreArrayKernelsTest, ReverseV2) {
                     V<std::string>({"b", "a"}));
   ExpectInvalid(Node("ReverseV2", DT_INT32), {x, I32({1, -1})}, "specified more than once");
   ExpectInvalid(Node("ReverseV2", DT_INT32), {x, I32({2})}, "out of valid range");
+}
+
+TestNode RevSeq(DataType t, DataType tlen, int64_t seq_dim, int64_t batch_dim) {
+  return std::move(TestNode("n", "ReverseSequence").Attr("T", t).Attr("Tlen", tlen).Attr("seq_dim", seq_dim)
+                       .Attr("batch_dim", batch_dim));
+}
+
+TEST(MoreArrayKernelsTest, ReverseSequenceReversesEachPrefix) {
+  // Rows reversed up to their lengths (2, 4, 0); the rest stays.
+  Tensor x = V<int32_t>({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, TensorShape({3, 4}));
+  ExpectTensorEqual(Run1(RevSeq(DT_INT32, DT_INT64, 1, 0), {x, I64({2, 4, 0}, TensorShape({3}))}),
+                    V<int32_t>({1, 0, 2, 3, 7, 6, 5, 4, 8, 9, 10, 11}, TensorShape({3, 4})));
+  // Time-major [time 3, batch 2, depth 2], lengths (3, 1): batch 0 reversed
+  // over all three steps, batch 1 (length 1) unchanged.
+  Tensor y = V<float>({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, TensorShape({3, 2, 2}));
+  ExpectTensorEqual(Run1(RevSeq(DT_FLOAT, DT_INT32, 0, 1), {y, I32({3, 1})}),
+                    V<float>({8, 9, 2, 3, 4, 5, 6, 7, 0, 1, 10, 11}, TensorShape({3, 2, 2})));
+  ExpectTensorEqual(Run1(RevSeq(DT_STRING, DT_INT32, 1, 0), {V<std::string>({"a", "b", "c"}, TensorShape({1, 3})),
+                                                            I32({3})}),
+                    V<std::string>({"c", "b", "a"}, TensorShape({1, 3})));
+  ExpectInvalid(RevSeq(DT_INT32, DT_INT32, 1, 0), {x, I32({2, 5, 0})}, "seq_lens(1) > input.dims(1)");
+  ExpectInvalid(RevSeq(DT_INT32, DT_INT32, 1, 0), {x, I32({2, -1, 0})}, "seq_lens(1) < 0");
+  ExpectInvalid(RevSeq(DT_INT32, DT_INT32, 1, 0), {x, I32({2, 1})}, "Length of seq_lengths != input.dims(0)");
 }
 
 TEST(MoreArrayKernelsTest, WhereListsCoordinates) {

@@ -167,8 +167,12 @@ class BiasAddGradOp : public OpKernel {
     // Units of work: NHWC rows of c, or NCHW (outer) slabs of c * inner.
     const int64_t units = l.outer;
     const int64_t unit_size = c * l.inner;
-    // Fixed chunks, summed in order afterwards: deterministic at any thread count.
-    const int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(units, 64));
+    // Fixed chunks (at most 64, of at least kMinChunkElements each, so that
+    // a small gradient is one pass without partial sums to add up), summed
+    // in order afterwards: deterministic at any thread count.
+    constexpr int64_t kMinChunkElements = 16384;
+    const int64_t chunks =
+        std::max<int64_t>(1, std::min<int64_t>({units, int64_t{64}, units * unit_size / kMinChunkElements}));
     const int64_t per_chunk = units == 0 ? 0 : (units + chunks - 1) / chunks;
     std::vector<A> partial(chunks * c, A(0));
     const T* g = grad.data<T>();
@@ -193,12 +197,17 @@ class BiasAddGradOp : public OpKernel {
         }
       }
     });
+    // Chunk by chunk (rows of c, read in memory order), each channel's sum
+    // in chunk order.
+    std::vector<A> sum(c, A(0));
+    for (int64_t k = 0; k < chunks; ++k) {
+      const A* row = pp + k * c;
+      for (int64_t j = 0; j < c; ++j) sum[j] += row[j];
+    }
     T* y = out->data<T>();
     for (int64_t j = 0; j < c; ++j) {
-      A s(0);
-      for (int64_t k = 0; k < chunks; ++k) s += pp[k * c + j];
-      if constexpr (kIsHalfLike<T>) y[j] = Narrow<T>(static_cast<float>(s));
-      else y[j] = static_cast<T>(s);
+      if constexpr (kIsHalfLike<T>) y[j] = Narrow<T>(static_cast<float>(sum[j]));
+      else y[j] = static_cast<T>(sum[j]);
     }
   }
 

@@ -100,3 +100,5 @@ from flowvm.tf.ops.functional_ops import scan, map_fn, foldl, foldr  # noqa: F40
 
 # Layers, losses and metrics.
 from flowvm.compat.v1 import layers, losses, metrics  # noqa: F401,E402
+# tf.contrib: only tf.contrib.rnn.
+from flowvm.compat.v1 import contrib  # noqa: F401,E402

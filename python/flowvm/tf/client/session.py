@@ -138,6 +138,26 @@ class _Fetches(object):
         return self._element(f)
 
 
+def _flat_feed_items(feed_dict):
+    """(tensor, value) pairs of a feed_dict whose keys may be (nested) tuples
+    of tensors, namedtuples included (an RNN's LSTMStateTuple, or a tuple of
+    them), each with a value of the same structure, as TensorFlow feeds them."""
+    def pairs(key, value):
+        if isinstance(key, tuple):
+            parts = list(value)
+            if len(parts) != len(key):
+                raise ValueError("Could not flatten dictionary. Key had %d elements, but value had %d elements. "
+                                 "Key: %s, value: %s." % (len(key), len(parts), key, value))
+            for k, v in zip(key, parts):
+                for pair in pairs(k, v):
+                    yield pair
+        else:
+            yield key, value
+    for key, value in feed_dict.items():
+        for pair in pairs(key, value):
+            yield pair
+
+
 def _feed_array(tensor, value):
     """`value` as an array for `tensor`, or InvalidArgumentError naming it."""
     if isinstance(value, ops.Tensor):
@@ -273,14 +293,7 @@ class BaseSession(object):
     def _feeds(self, feed_dict):
         names, values = [], []
         g = self._graph
-        for key, value in feed_dict.items():
-            if isinstance(key, tuple) and hasattr(key, "_fields") is False and len(key) and \
-                    all(isinstance(k, ops.Tensor) for k in key):
-                for k, v in zip(key, value):
-                    t = g.as_graph_element(k, allow_tensor=True, allow_operation=False)
-                    names.append(t.name)
-                    values.append(_feed_array(t, v))
-                continue
+        for key, value in _flat_feed_items(feed_dict):
             if hasattr(key, "_as_graph_element") and not isinstance(key, ops.Tensor):
                 key = key._as_graph_element()
             try:

@@ -23,6 +23,7 @@ __all__ = [
     "scatter_nd", "tensor_scatter_update", "tensor_scatter_add", "tensor_scatter_nd_update",
     "tensor_scatter_nd_add", "depth_to_space", "space_to_depth", "matrix_transpose", "pack", "unpack",
     "broadcast_static_shape", "broadcast_dynamic_shape", "batch_gather", "newaxis", "prevent_gradient", "eye",
+    "reverse_sequence",
 ]
 
 newaxis = None
@@ -567,6 +568,22 @@ def reverse(tensor, axis, name=None):
 
 
 reverse_v2 = reverse
+
+
+def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None, seq_dim=None,  # noqa: A002
+                     batch_dim=None):
+    """Reverses the first seq_lengths[b] entries along seq_axis of each
+    slice b along batch_axis (default 0); the rest stays in place."""
+    if seq_axis is not None and seq_dim is not None:
+        raise ValueError("Cannot specify both 'seq_axis' and 'seq_dim'")
+    if batch_axis is not None and batch_dim is not None:
+        raise ValueError("Cannot specify both 'batch_axis' and 'batch_dim'")
+    seq_axis = seq_dim if seq_axis is None else seq_axis
+    batch_axis = batch_dim if batch_axis is None else batch_axis
+    if seq_axis is None:
+        raise TypeError("reverse_sequence() missing required argument: 'seq_axis'")
+    return gen_ops.reverse_sequence(input, seq_lengths, seq_dim=seq_axis,
+                                    batch_dim=0 if batch_axis is None else batch_axis, name=name)
 
 
 def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
