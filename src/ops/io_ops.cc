@@ -87,6 +87,23 @@ REGISTER_OP("ReadFile")
     .SetShapeFn(ReadFileShape)
     .Doc("Reads and outputs the entire contents of the input filename.");
 
+// Patterns: a scalar or a vector of glob patterns; the matches: a vector.
+static Status MatchingFilesShape(InferenceContext* c) {
+  const PartialTensorShape& pattern = c->input(0);
+  if (!pattern.unknown_rank() && pattern.dims() > 1)
+    return errors::InvalidArgument("pattern must be a scalar or a vector, but has shape ", pattern.DebugString());
+  c->set_output(0, PartialTensorShape({-1}));
+  return Status::OK();
+}
+
+REGISTER_OP("MatchingFiles")
+    .Input("pattern: string")
+    .Output("filenames: string")
+    .SetShapeFn(MatchingFilesShape)
+    .Doc("The names of the files that match one or more glob patterns (`*`, `?`, `[...]`), sorted, each once. "
+         "Like ReadFile it is not stateful, but constant folding leaves it alone: the file system is read when "
+         "the step runs.");
+
 REGISTER_OP("WriteFile")
     .Input("filename: string")
     .Input("contents: string")

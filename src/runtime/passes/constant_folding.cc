@@ -28,12 +28,12 @@ bool HasRefType(const Node* n) {
 bool CanFold(const Node* n, const std::unordered_set<std::string>& keep) {
   const std::string& op = n->op();
   // Control-flow ops give values their frame and deadness: folding one
-  // would move what follows it out of its loop or branch. ReadFile is
-  // stateless but reads a file: folding would read it here, in the process
+  // would move what follows it out of its loop or branch. ReadFile and
+  // MatchingFiles are stateless but read the file system: folding would read it here, in the process
   // that prepares the step, instead of on the device it is placed on, and
   // past that device's allowed directories (core/path_policy.h).
   return !n->is_stateful() && !n->IsControlFlow() && n->num_outputs() > 0 && !HasRefType(n) && !keep.count(n->name()) &&
-         op != "ReadFile" && op != "Const" &&
+         op != "ReadFile" && op != "MatchingFiles" && op != "Const" &&
          op != "_Arg" && op != "_Retval" && op != "_Send" && op != "_Recv" && op != "Placeholder" &&
          op != "PlaceholderWithDefault";
 }

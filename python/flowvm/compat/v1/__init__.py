@@ -100,5 +100,8 @@ from flowvm.tf.ops.functional_ops import scan, map_fn, foldl, foldr  # noqa: F40
 
 # Layers, losses and metrics.
 from flowvm.compat.v1 import layers, losses, metrics  # noqa: F401,E402
+# Input pipelines: tf.data, and decoding what they read.
+from flowvm.compat.v1 import data, io  # noqa: F401,E402
+from flowvm.tf.ops.parsing_ops import decode_raw, decode_csv, read_file, write_file, matching_files  # noqa: F401,E402
 # tf.contrib: only tf.contrib.rnn.
 from flowvm.compat.v1 import contrib  # noqa: F401,E402

@@ -79,6 +79,7 @@ class _FuncGraph(ops.Graph):
         self._outer_graph = outer_graph
         self._capture_by_value = capture_by_value
         self._captured = collections.OrderedDict()  # id(outer tensor) -> (outer tensor, placeholder)
+        self._copied_ops = {}  # (id(graph), op name) -> the copy made here (capture by value)
         self.extra_inputs = []  # outer tensors, in the order their placeholders were made
         self.extra_args = []  # the placeholders
         self.seed = outer_graph.seed
@@ -113,6 +114,8 @@ class _FuncGraph(ops.Graph):
         hit = self._captured.get(key)
         if hit is not None:
             return hit[1]
+        if self._capture_by_value:
+            return self._add_tensor_and_parents(tensor)
         outer = tensor
         if isinstance(self._outer_graph, _FuncGraph) and tensor.graph is not self._outer_graph:
             outer = self._outer_graph.capture(tensor)  # through every function in between
@@ -126,6 +129,53 @@ class _FuncGraph(ops.Graph):
         self.extra_inputs.append(outer)
         self.extra_args.append(placeholder)
         return placeholder
+
+    def _add_tensor_and_parents(self, tensor):
+        op = self._add_op_and_parents(tensor.op)
+        return op.outputs[tensor.value_index]
+
+    def _add_op_and_parents(self, op):
+        """A copy of `op` (of an enclosing graph) and of the ops it depends
+        on, made in this graph: capture by value. Constants and pure ops
+        copy; placeholders and stateful ops (variables, queues, random
+        numbers) cannot, except the ops that make datasets (their
+        `variant` is a description, not state)."""
+        key = (id(op.graph), op.name)
+        copied = self._copied_ops.get(key)
+        if copied is not None:
+            return copied
+        if op.type in ("Placeholder", "PlaceholderV2", "PlaceholderWithDefault"):
+            raise ValueError("Cannot capture a placeholder (name:%s, type:%s) by value." % (op.name, op.type))
+        op_def = op.op_def
+        makes_datasets = op.outputs and all(t.dtype == dtypes.variant for t in op.outputs)
+        if op_def.is_stateful and not makes_datasets:
+            raise ValueError("Cannot capture a stateful node (name:%s, type:%s) by value." % (op.name, op.type))
+        inputs = [self._add_tensor_and_parents(t) for t in op.inputs]
+        attrs = {}
+        for name, value in op.node_def.attr.items():
+            if name.startswith("_"):
+                continue  # colocation and the like refer to the other graph
+            if value.WhichOneof("value") == "func":
+                f = op.graph._get_function(value.func.name)
+                if f is not None:
+                    f.add_to_graph(self)
+            attrs[name] = ops._attr_value_to_python(value)
+        grouped, i = [], 0
+        for arg in op_def.input_arg:
+            if arg.number_attr:
+                n = attrs[arg.number_attr]
+            elif arg.type_list_attr:
+                n = len(attrs[arg.type_list_attr])
+            else:
+                grouped.append(inputs[i])
+                i += 1
+                continue
+            grouped.append(inputs[i:i + n])
+            i += n
+        with self.as_default(), self.name_scope(None):
+            new_op = self._create_op(op.type, grouped, attrs, name=op.name, compute_device=False)
+        self._copied_ops[key] = new_op
+        return new_op
 
     def _capture_inputs(self, inputs):
         out = []

@@ -1,0 +1,1 @@
+"""tf.data.experimental (TensorFlow's tensorflow/python/data/experimental)."""
