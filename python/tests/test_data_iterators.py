@@ -135,12 +135,10 @@ def test_element_of_the_wrong_shape_names_the_dataset():
 
 
 def test_error_in_a_map_function_names_the_function_and_node():
-    ds = tf.data.Dataset.from_tensor_slices(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))
+    def bad_reshape(n):
+        return tf.reshape(tf.range(n), [2], name="the_reshape")  # n = 1 has one element
 
-    def bad_reshape(x):
-        return tf.reshape(x, tf.constant([3], tf.int32), name="the_reshape")
-
-    nxt = ds.map(bad_reshape).make_one_shot_iterator().get_next()
+    nxt = tf.data.Dataset.range(1, 4).map(bad_reshape).make_one_shot_iterator().get_next()
     with tf.Session() as sess:
         with pytest.raises(tf.errors.InvalidArgumentError) as e:
             sess.run(nxt)

@@ -4,6 +4,7 @@
 // result). On a server, the directory a pattern starts from must lie in the
 // directories it allows, and so must each match (a symbolic link may point
 // elsewhere): PermissionDenied naming the path otherwise.
+#include <errno.h>
 #include <glob.h>
 
 #include <algorithm>
@@ -27,15 +28,27 @@ std::string FixedDirectory(const std::string& pattern) {
   return slash == 0 ? "/" : fixed.substr(0, slash);
 }
 
+// The first directory glob(3) could not read for a reason other than its
+// absence (glob's error callback has no user pointer; one glob per thread
+// at a time).
+thread_local std::string unreadable_dir;
+
+int OnGlobError(const char* path, int err) {
+  if (err != ENOENT && err != ENOTDIR && unreadable_dir.empty()) unreadable_dir = path;
+  return 0;  // go on: matches elsewhere still count
+}
+
 Status Glob(const OpKernelContext* ctx, const std::string& pattern, std::vector<std::string>* out) {
   FLOWVM_RETURN_IF_ERROR(CheckFileAccess(ctx, FixedDirectory(pattern), PathAccess::kRead));
+  unreadable_dir.clear();
   glob_t g{};
-  const int rc = glob(pattern.c_str(), GLOB_ERR, nullptr, &g);
+  const int rc = glob(pattern.c_str(), 0, OnGlobError, &g);
   std::vector<std::string> found;
   if (rc == 0) found.assign(g.gl_pathv, g.gl_pathv + g.gl_pathc);
   globfree(&g);
   if (rc == GLOB_NOSPACE) return errors::ResourceExhausted("out of memory matching the pattern '", pattern, "'");
-  if (rc == GLOB_ABORTED) return errors::PermissionDenied("cannot read a directory while matching '", pattern, "'");
+  if (!unreadable_dir.empty())
+    return errors::PermissionDenied("cannot read the directory '", unreadable_dir, "' while matching '", pattern, "'");
   for (const std::string& f : found) {
     FLOWVM_RETURN_IF_ERROR(CheckFileAccess(ctx, f, PathAccess::kRead));
     out->push_back(f);

@@ -66,6 +66,11 @@ def _unique_names(names):
     return out
 
 
+# Ops marked stateful only so that nothing prunes or folds them: a copy
+# behaves as the original (capture by value).
+_STATELESS_IN_EFFECT = frozenset(["Assert"])
+
+
 class _FuncGraph(ops.Graph):
     """The graph a function's body is built in. Tensors of the graphs around
     it are captured: each becomes a placeholder here and an extra argument
@@ -148,7 +153,7 @@ class _FuncGraph(ops.Graph):
             raise ValueError("Cannot capture a placeholder (name:%s, type:%s) by value." % (op.name, op.type))
         op_def = op.op_def
         makes_datasets = op.outputs and all(t.dtype == dtypes.variant for t in op.outputs)
-        if op_def.is_stateful and not makes_datasets:
+        if op_def.is_stateful and not makes_datasets and op.type not in _STATELESS_IN_EFFECT:
             raise ValueError("Cannot capture a stateful node (name:%s, type:%s) by value." % (op.name, op.type))
         inputs = [self._add_tensor_and_parents(t) for t in op.inputs]
         attrs = {}
@@ -172,7 +177,8 @@ class _FuncGraph(ops.Graph):
                 continue
             grouped.append(inputs[i:i + n])
             i += n
-        with self.as_default(), self.name_scope(None):
+        controls = [self._add_op_and_parents(c) for c in op.control_inputs]
+        with self.as_default(), self.name_scope(None), self.control_dependencies(controls):
             new_op = self._create_op(op.type, grouped, attrs, name=op.name, compute_device=False)
         self._copied_ops[key] = new_op
         return new_op

@@ -45,6 +45,8 @@ def _int64(value, name):
 
 
 def _static_value(t):
+    if isinstance(t, (bool, int, np.integer, np.bool_)):
+        return t.item() if hasattr(t, "item") else t
     try:
         v = tensor_util.constant_value(t)
     except Exception:  # noqa: BLE001 - not a constant: unknown
