@@ -361,3 +361,34 @@ def test_dynamic_rnn_with_the_cell_on_a_second_device():
                 results.append(sess.run([outputs, state.h] + grads))
     for a, b in zip(*results):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+def test_dynamic_rnn_on_a_three_task_cluster():
+    # The variables on worker 2, the unrolled loop on worker 1, the master
+    # on worker 0: the outputs and final state of NumPy's LSTM equations.
+    from flowvm import _flowvm
+    ports = [_flowvm.pick_unused_port() for _ in range(3)]
+    spec = {"worker": ["127.0.0.1:%d" % p for p in ports]}
+    servers = [tf.train.Server(spec, job_name="worker", task_index=i) for i in range(3)]
+    try:
+        xs = rand(2, 4, 3)
+        kernel, bias = rand(3 + 5, 4 * 5), rand(4 * 5)
+        cell = tf.nn.rnn_cell.BasicLSTMCell(5)
+        def placement(op):
+            return "/job:worker/task:2" if op.type.startswith("Variable") else "/job:worker/task:1"
+
+        with tf.device(placement):
+            outputs, state = tf.nn.dynamic_rnn(cell, tf.constant(xs), sequence_length=[4, 2], dtype=tf.float32)
+        assert tf.trainable_variables()[0].device.endswith("task:2")
+        with tf.Session(servers[0].target) as sess:
+            load(sess, {"rnn/basic_lstm_cell/kernel:0": kernel, "rnn/basic_lstm_cell/bias:0": bias})
+            out, c, h = sess.run([outputs, state.c, state.h])
+        zero = np.zeros([2, 5], np.float32)
+        want, (wc, wh) = np_unroll(lambda x, s: np_basic_lstm(x, s[0], s[1], kernel, bias), xs, (zero, zero),
+                                   lengths=[4, 2])
+        np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(c, wc, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(h, wh, rtol=1e-5, atol=1e-6)
+    finally:
+        for s in servers:
+            s.stop()

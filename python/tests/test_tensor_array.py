@@ -452,3 +452,34 @@ def test_gradient_through_a_loop_on_two_cpus():
     vl, vg = _run([loss, gw], {w: 1.5}, config=TWO_CPUS)
     np.testing.assert_allclose(vl, 1.5 * (c * x).sum())
     np.testing.assert_allclose(vg, (c * x).sum())
+
+
+def test_scan_and_its_gradient_on_a_three_task_cluster():
+    # The input array and the loop on worker 1, the weight on worker 2, the
+    # session's master on worker 0: out[t] = out[t-1] * w + x[t], so
+    # d sum(out) / dw is the sum over t of the derivative of that recurrence.
+    from flowvm import _flowvm
+    ports = [_flowvm.pick_unused_port() for _ in range(3)]
+    spec = {"worker": ["127.0.0.1:%d" % p for p in ports]}
+    servers = [tf.train.Server(spec, job_name="worker", task_index=i) for i in range(3)]
+    try:
+        x = np.array([1.0, -2.0, 0.5, 3.0, 2.0])
+        with tf.device("/job:worker/task:2"):
+            w = tf.placeholder(tf.float64, [])
+        with tf.device("/job:worker/task:1"):
+            out = tf.scan(lambda acc, xt: acc * w + xt, tf.constant(x), initializer=tf.constant(0.0, tf.float64))
+            loss = tf.reduce_sum(out)
+            gw, = tf.gradients(loss, [w])
+        with tf.Session(servers[0].target) as sess:
+            vo, vg = sess.run([out, gw], {w: 0.5})
+        expect, acc, dacc, grad = [], 0.0, 0.0, 0.0
+        for xt in x:
+            dacc = dacc * 0.5 + acc  # d(acc * w + xt)/dw before acc changes
+            acc = acc * 0.5 + xt
+            expect.append(acc)
+            grad += dacc
+        np.testing.assert_allclose(vo, expect)
+        np.testing.assert_allclose(vg, grad)
+    finally:
+        for s in servers:
+            s.stop()
