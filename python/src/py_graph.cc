@@ -135,6 +135,8 @@ py::object AttrToPython(const AttrValue& a) {
 void RegisterGraph(py::module_& m) {
   py::class_<PyGraph>(m, "Graph")
       .def(py::init<>())
+      .def("copy_op", &PyGraph::CopyOp, py::arg("src"), py::arg("src_id"), py::arg("name"), py::arg("inputs"),
+           py::arg("control_inputs"))
       .def("add_op", &PyGraph::AddOp, py::arg("op"), py::arg("name"), py::arg("inputs"), py::arg("attrs"),
            py::arg("device"), py::arg("control_inputs"))
       .def("gradients", &PyGraph::Gradients, py::arg("ys"), py::arg("xs"), py::arg("grad_ys"), py::arg("prefix"),

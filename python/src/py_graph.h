@@ -73,6 +73,24 @@ class PyGraph {
       }
       SetAttrFromPython(key, type, v, &attr_map[key], "node '" + name + "' (" + op + ")");
     }
+    return AddOpWithAttrs(op, name, inputs, attr_map, device, control_inputs);
+  }
+
+  // A node like `src_id` of `src` (its op and attrs, but not the attrs
+  // starting with "_", which refer to that graph) with new inputs: a copy
+  // made in C++, so a large constant is never converted through Python
+  // (a function body capturing by value).
+  int CopyOp(const PyGraph& src, int src_id, const std::string& name, const py::list& inputs,
+             const std::vector<int>& control_inputs) {
+    const Node* from = src.NodeAt(src_id);
+    AttrMap attr_map;
+    for (const auto& [key, value] : from->def().attr())
+      if (key.empty() || key[0] != '_') attr_map[key] = value;
+    return AddOpWithAttrs(from->op(), name, inputs, attr_map, "", control_inputs);
+  }
+
+  int AddOpWithAttrs(const std::string& op, const std::string& name, const py::list& inputs, const AttrMap& attr_map,
+                     const std::string& device, const std::vector<int>& control_inputs) {
     std::vector<OpInput> op_inputs;
     for (const py::handle& arg : inputs) {
       if (py::isinstance<py::list>(arg)) {

@@ -156,21 +156,19 @@ class _FuncGraph(ops.Graph):
         if op_def.is_stateful and not makes_datasets and op.type not in _STATELESS_IN_EFFECT:
             raise ValueError("Cannot capture a stateful node (name:%s, type:%s) by value." % (op.name, op.type))
         inputs = [self._add_tensor_and_parents(t) for t in op.inputs]
-        attrs = {}
-        for name, value in op.node_def.attr.items():
-            if name.startswith("_"):
-                continue  # colocation and the like refer to the other graph
-            if value.WhichOneof("value") == "func":
-                f = op.graph._get_function(value.func.name)
-                if f is not None:
-                    f.add_to_graph(self)
-            attrs[name] = ops._attr_value_to_python(value)
+        for attr in op_def.attr:
+            if attr.type in ("func", "list(func)"):
+                names = op.get_attr(attr.name)
+                for fname in (names if isinstance(names, list) else [names]):
+                    f = op.graph._get_function(fname)
+                    if f is not None:
+                        f.add_to_graph(self)
         grouped, i = [], 0
         for arg in op_def.input_arg:
             if arg.number_attr:
-                n = attrs[arg.number_attr]
+                n = op.get_attr(arg.number_attr)
             elif arg.type_list_attr:
-                n = len(attrs[arg.type_list_attr])
+                n = len(op.get_attr(arg.type_list_attr))
             else:
                 grouped.append(inputs[i])
                 i += 1
@@ -179,7 +177,7 @@ class _FuncGraph(ops.Graph):
             i += n
         controls = [self._add_op_and_parents(c) for c in op.control_inputs]
         with self.as_default(), self.name_scope(None), self.control_dependencies(controls):
-            new_op = self._create_op(op.type, grouped, attrs, name=op.name, compute_device=False)
+            new_op = self._create_op(op.type, grouped, {}, name=op.name, compute_device=False, _copy_of=op)
         self._copied_ops[key] = new_op
         return new_op
 
@@ -197,9 +195,9 @@ class _FuncGraph(ops.Graph):
             return self.capture(t)
         return t
 
-    def _create_op(self, op_type, inputs, attrs, name=None, compute_device=True, _unique=True):
+    def _create_op(self, op_type, inputs, attrs, name=None, compute_device=True, _unique=True, _copy_of=None):
         return super(_FuncGraph, self)._create_op(op_type, self._capture_inputs(inputs), attrs, name=name,
-                                                  compute_device=compute_device, _unique=_unique)
+                                                  compute_device=compute_device, _unique=_unique, _copy_of=_copy_of)
 
     def _current_control_dependencies(self, input_ops):
         # Control dependencies on ops of an enclosing graph cannot cross into

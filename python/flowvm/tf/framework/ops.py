@@ -624,10 +624,13 @@ class Graph(object):
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
 
-    def _create_op(self, op_type, inputs, attrs, name=None, compute_device=True, _unique=True):
+    def _create_op(self, op_type, inputs, attrs, name=None, compute_device=True, _unique=True, _copy_of=None):
         """Adds a node. inputs: one entry per input argument, a Tensor or a
         list of Tensors; attrs: attr name -> Python value. `name` is the
-        full name (already scoped and made unique) when _unique is False."""
+        full name (already scoped and made unique) when _unique is False.
+        _copy_of: an Operation of another graph whose op and attrs (but not
+        those starting with "_") the node takes instead of op_type and
+        attrs, copied without converting them to Python."""
         self._check_not_finalized()
         with self._lock:
             if _unique:
@@ -661,7 +664,10 @@ class Graph(object):
             if ctx is not None:
                 control_ids = ctx._flowvm_adjust_control_inputs(self, control_ids, flat_input_ops)
             try:
-                node_id = self._c.add_op(op_type, name, refs, attrs, "", control_ids)
+                if _copy_of is not None:
+                    node_id = self._c.copy_op(_copy_of.graph._c, _copy_of._id, name, refs, control_ids)
+                else:
+                    node_id = self._c.add_op(op_type, name, refs, attrs, "", control_ids)
             except errors.OpError as e:
                 raise GraphConstructionError(None, None, e.message)
             op = self._op_for_id(node_id)
