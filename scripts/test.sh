@@ -104,9 +104,14 @@ run_fuzzer() {
 banner "setup: packages"
 bash scripts/setup.sh
 
+# Three builds (release, ASan, TSan) share ccache: keep room for all of
+# them, so that the next run finds its objects (unless the user chose a size).
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-16G}
+
 # ---- (a) Release build and tests --------------------------------------------
 banner "(a) Release build in build/"
-if bash scripts/build.sh build -DCMAKE_BUILD_TYPE=Release -DFLOWVM_BUILD_TESTS=ON; then
+# The benchmarks are not tests: bench/*.sh build them where they are run.
+if bash scripts/build.sh build -DCMAKE_BUILD_TYPE=Release -DFLOWVM_BUILD_TESTS=ON -DFLOWVM_BUILD_BENCH=OFF; then
   banner "(a) ctest build/"
   run_ctest release build
 else
@@ -116,10 +121,14 @@ fi
 # The sanitizer builds (b) and (d) use clang. Full paths, so that
 # re-configuring an existing build directory never looks like a compiler
 # change to cmake (which would throw the cache away).
+# Line tables are all a sanitizer's report needs (file:line in each frame);
+# full debug info would make the objects half as large again and the build slower.
 clang_args=(
   -DCMAKE_C_COMPILER="$(command -v clang || echo clang)"
   -DCMAKE_CXX_COMPILER="$(command -v clang++ || echo clang++)"
   -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -gline-tables-only -DNDEBUG"
+  "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -gline-tables-only -DNDEBUG"
   -DFLOWVM_BUILD_TESTS=ON
   -DFLOWVM_BUILD_BENCH=OFF
 )
