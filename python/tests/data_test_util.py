@@ -1,10 +1,24 @@
 """Helpers of the tf.data tests: TFRecord files written here, in Python,
 from the format's definition (a little-endian uint64 length, the masked
 CRC-32C of the length, the data, the masked CRC-32C of the data), so
-that reading them tests flowvm's reader against an independent writer."""
+that reading them tests flowvm's reader against an independent writer;
+and `drain`, which runs an iterator's get_next to the end."""
 import gzip
 import struct
 import zlib
+
+import flowvm.compat.v1 as tf
+
+
+def drain(sess, nxt, limit=10000):
+    """Every value `nxt` gives until OutOfRangeError."""
+    out = []
+    for _ in range(limit):
+        try:
+            out.append(sess.run(nxt))
+        except tf.errors.OutOfRangeError:
+            return out
+    raise AssertionError("more than %d elements" % limit)
 
 
 def _crc32c_table():

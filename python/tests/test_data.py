@@ -7,19 +7,14 @@ import numpy as np
 import pytest
 
 import flowvm.compat.v1 as tf
+from data_test_util import drain
 
 
-def take_all(dataset, limit=1000, sess_config=None):
+def take_all(dataset):
     """Every element of a one-shot iterator over `dataset`, as NumPy values."""
     nxt = dataset.make_one_shot_iterator().get_next()
-    out = []
-    with tf.Session(config=sess_config) as sess:
-        for _ in range(limit):
-            try:
-                out.append(sess.run(nxt))
-            except tf.errors.OutOfRangeError:
-                return out
-    raise AssertionError("more than %d elements" % limit)
+    with tf.Session() as sess:
+        return drain(sess, nxt)
 
 
 def test_from_tensor_slices_and_one_shot_iterator_end_with_out_of_range():

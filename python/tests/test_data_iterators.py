@@ -13,17 +13,7 @@ import numpy as np
 import pytest
 
 import flowvm.compat.v1 as tf
-from data_test_util import write_tfrecords
-
-
-def drain(sess, nxt, limit=10000):
-    out = []
-    for _ in range(limit):
-        try:
-            out.append(sess.run(nxt))
-        except tf.errors.OutOfRangeError:
-            return out
-    raise AssertionError("more than %d elements" % limit)
+from data_test_util import drain, write_tfrecords
 
 
 # ---- iterators ----------------------------------------------------------------

@@ -43,6 +43,7 @@ class Iterator(object):
         self._output_classes = output_classes if output_classes is not None else \
             nest.map_structure(lambda _: ops.Tensor, output_types)
         self._get_next_calls = 0
+        self._string_handle = None
 
     @staticmethod
     def from_structure(output_types, output_shapes=None, shared_name=None, output_classes=None):
@@ -117,5 +118,11 @@ class Iterator(object):
         return nest.pack_sequence_as(self._output_types, list(flat))
 
     def string_handle(self, name=None):
-        """A scalar string naming this iterator, for from_string_handle."""
-        return gen_ops.iterator_to_string_handle(self._iterator_resource, name=name)
+        """A scalar string naming this iterator, for from_string_handle
+        (one op, made on the first call without a name)."""
+        if name is not None:
+            return gen_ops.iterator_to_string_handle(self._iterator_resource, name=name)
+        if self._string_handle is None:
+            with ops.colocate_with(self._iterator_resource):
+                self._string_handle = gen_ops.iterator_to_string_handle(self._iterator_resource)
+        return self._string_handle

@@ -67,7 +67,23 @@ class _ReaderDataset(dataset_ops.DatasetV1):
     pass
 
 
-class TFRecordDataset(_FileDataset):
+class _RecordReaderDataset(_FileDataset):
+    """TFRecordDataset and TextLineDataset: one reader op taking
+    (filenames, compression_type, buffer_size)."""
+
+    def __init__(self, reader_op, scope, filenames, compression_type, buffer_size, num_parallel_reads):
+        with ops.name_scope(scope):
+            compression = _string_arg(compression_type, "compression_type")
+            size = _int64_arg(buffer_size, "buffer_size", _DEFAULT_READER_BUFFER_SIZE_BYTES)
+
+            def reader(names):
+                return reader_op(array_ops.reshape(names, [-1]), compression, size)
+
+            super(_RecordReaderDataset, self).__init__(filenames, num_parallel_reads, reader, dtypes.string,
+                                                       tensor_shape.scalar())
+
+
+class TFRecordDataset(_RecordReaderDataset):
     """The records of TFRecord files, as scalar strings.
 
     Args:
@@ -78,33 +94,19 @@ class TFRecordDataset(_FileDataset):
     """
 
     def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None):
-        with ops.name_scope("TFRecordDataset"):
-            compression = _string_arg(compression_type, "compression_type")
-            size = _int64_arg(buffer_size, "buffer_size", _DEFAULT_READER_BUFFER_SIZE_BYTES)
-
-            def reader(names):
-                return gen_ops.tf_record_dataset(array_ops.reshape(names, [-1]), compression, size)
-
-            super(TFRecordDataset, self).__init__(filenames, num_parallel_reads, reader, dtypes.string,
-                                                  tensor_shape.scalar())
+        super(TFRecordDataset, self).__init__(gen_ops.tf_record_dataset, "TFRecordDataset", filenames,
+                                              compression_type, buffer_size, num_parallel_reads)
 
 
-class TextLineDataset(_FileDataset):
+class TextLineDataset(_RecordReaderDataset):
     """The lines of text files (without their line endings), as scalar strings.
 
     Args: as TFRecordDataset's.
     """
 
     def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None):
-        with ops.name_scope("TextLineDataset"):
-            compression = _string_arg(compression_type, "compression_type")
-            size = _int64_arg(buffer_size, "buffer_size", _DEFAULT_READER_BUFFER_SIZE_BYTES)
-
-            def reader(names):
-                return gen_ops.text_line_dataset(array_ops.reshape(names, [-1]), compression, size)
-
-            super(TextLineDataset, self).__init__(filenames, num_parallel_reads, reader, dtypes.string,
-                                                  tensor_shape.scalar())
+        super(TextLineDataset, self).__init__(gen_ops.text_line_dataset, "TextLineDataset", filenames,
+                                              compression_type, buffer_size, num_parallel_reads)
 
 
 class FixedLengthRecordDataset(_FileDataset):
