@@ -19,6 +19,7 @@ namespace py = pybind11;
 namespace flowvm::python {
 
 void RegisterSession(py::module_& m);
+void RegisterPyFunc(py::module_& m);
 
 namespace {
 
@@ -82,6 +83,7 @@ PYBIND11_MODULE(_flowvm, m) {
   RegisterErrors(m);
   RegisterGraph(m);
   RegisterSession(m);
+  RegisterPyFunc(m);
   m.def("op_list", &OpListBytes, "Every registered op, as a serialized OpList.");
   m.def("tensor_roundtrip", [](const py::handle& a) {
     // For tests: an array through a Tensor and back.

@@ -58,11 +58,22 @@ class DeviceFunctionRuntime::Instance : public FunctionInstance {
                                               static_cast<int>(rets->size()));
     Executor::RunArgs run;
     run.step_id = options.step_id != 0 ? options.step_id : NextCallStepId();
-    run.cancellation = options.cancellation != nullptr ? options.cancellation : &call->cancellation;
+    // The call has a cancellation manager of its own, cancelled with the
+    // caller's: an error inside the body cancels the rest of the body but not
+    // the caller, for which the error may be an answer (a tf.data map
+    // function's OutOfRange ends its dataset; the iterator goes on).
+    run.cancellation = &call->cancellation;
+    CancellationManager* parent = options.cancellation;
+    CancellationManager::Token token = CancellationManager::kInvalidToken;
+    if (parent != nullptr) {
+      token = parent->Register([call, parent] { call->cancellation.StartCancel(parent->reason()); });
+      if (token == CancellationManager::kInvalidToken) call->cancellation.StartCancel(parent->reason());
+    }
     run.resources = options.resources != nullptr ? options.resources : &call->resources;
     run.call_frame = call->frame.get();
     run.call_depth = options.depth;
-    executor_->RunAsync(run, [this, call, rets, done = std::move(done)](const Status& s) {
+    executor_->RunAsync(run, [this, call, rets, parent, token, done = std::move(done)](const Status& s) {
+      if (token != CancellationManager::kInvalidToken) parent->Deregister(token);
       if (s.ok())
         for (size_t i = 0; i < rets->size(); ++i)
           if (!(*rets)[i].IsInitialized())

@@ -10,6 +10,7 @@
 
 #include "graph/gradients.h"
 #include "graph/graph_scope.h"
+#include "kernels/framework/cancellation.h"
 #include "runtime/device.h"
 #include "runtime/function_runtime.h"
 #include "runtime/runtime_test_util.h"
@@ -404,6 +405,40 @@ TEST(FunctionTest, RuntimeInstancesAreCachedAndRunConcurrently) {
                        Code::kInvalidArgument, {"argument 'x'", "function 'MulAdd'", "float"}));
   EXPECT_TRUE(HasError(instance->Run({}, {Tensor::Scalar<float>(1)}, &rets), Code::kInvalidArgument,
                        {"function 'MulAdd'", "2 arguments"}));
+}
+
+// An error in a body cancels the call, not its caller (a dataset's map
+// function that ends its sequence with OutOfRange leaves the iterator
+// running); cancelling the caller cancels the call.
+TEST(FunctionTest, AnErrorInACallCancelsTheCallButNotItsCaller) {
+  FunctionDef reshape = testing::ParseFunctionDef(R"pb(
+    signature { name: "ToPairs" input_arg { name: "x" type: DT_FLOAT } output_arg { name: "y" type: DT_FLOAT } }
+    node_def { name: "shape" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+               attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } }
+                                                    int_val: -1 int_val: 2 } } } }
+    node_def { name: "pairs" op: "Reshape" input: "x" input: "shape:output:0"
+               attr { key: "T" value { type: DT_FLOAT } } attr { key: "Tshape" value { type: DT_INT32 } } }
+    ret { key: "y" value: "pairs:output:0" })pb");
+  auto devices = DeviceMgr::NewCpuDevices(1, nullptr);
+  ASSERT_TRUE(devices.ok());
+  auto lib = std::make_shared<FunctionLibraryDefinition>();
+  ASSERT_TRUE(lib->AddFunction(reshape).ok());
+  auto runtime = DeviceFunctionRuntime::Create((*devices)->devices()[0], lib);
+  NameAttrList f;
+  f.set_name("ToPairs");
+  auto instance = runtime->Instantiate(f);
+  ASSERT_TRUE(instance.ok()) << instance.status();
+  CancellationManager caller;
+  FunctionCallOptions options;
+  options.cancellation = &caller;
+  std::vector<Tensor> rets;
+  EXPECT_EQ((*instance)->Run(options, {F({1, 2, 3}, {3})}, &rets).code(), Code::kInvalidArgument);
+  EXPECT_FALSE(caller.IsCancelled());
+  ASSERT_TRUE((*instance)->Run(options, {F({1, 2, 3, 4}, {4})}, &rets).ok());
+  EXPECT_EQ(rets[0].shape(), TensorShape({2, 2}));
+  caller.StartCancel(errors::Cancelled("the caller gave up"));
+  EXPECT_TRUE(HasError((*instance)->Run(options, {F({1, 2, 3, 4}, {4})}, &rets), Code::kCancelled,
+                       {"the caller gave up"}));
 }
 
 }  // namespace

@@ -40,7 +40,9 @@ struct FunctionCallOptions {
   // The caller's step: per-step state of the body (stacks, TensorArrays)
   // lives in that step's containers. 0: a fresh step id for this call.
   int64_t step_id = 0;
-  CancellationManager* cancellation = nullptr;  // not owned; may be null
+  // The caller's (not owned; may be null): cancelling it cancels the
+  // call; an error in the call cancels only the call.
+  CancellationManager* cancellation = nullptr;
   StepResources* resources = nullptr;           // not owned; may be null
   // How many calls deep this one is (a recursive function's call kernel
   // adds one); past kMaxCallDepth the call fails.

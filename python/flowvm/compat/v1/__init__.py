@@ -97,6 +97,7 @@ from flowvm.tf.ops.control_flow_ops import print_v2 as print  # noqa: F401,E402,
 from flowvm.tf.ops.data_flow_ops import QueueBase, FIFOQueue, RandomShuffleQueue, PaddingFIFOQueue  # noqa: F401,E402
 from flowvm.tf.ops.tensor_array_ops import TensorArray  # noqa: F401,E402
 from flowvm.tf.ops.functional_ops import scan, map_fn, foldl, foldr  # noqa: F401,E402
+from flowvm.tf.ops.script_ops import py_func, numpy_function  # noqa: F401,E402
 
 # Layers, losses and metrics.
 from flowvm.compat.v1 import layers, losses, metrics  # noqa: F401,E402

@@ -38,6 +38,16 @@ def _find_graph(values):
     return None
 
 
+def _encloses(outer, graph):
+    """Whether `graph` is a function body built inside `outer`."""
+    g = getattr(graph, "outer_graph", None)
+    while g is not None:
+        if g is outer:
+            return True
+        g = getattr(g, "outer_graph", None)
+    return False
+
+
 def _attr_default(op_def, attr_name):
     for a in op_def.attr:
         if a.name == attr_name and a.HasField("default_value") and a.default_value.WhichOneof("value") == "type":
@@ -62,7 +72,11 @@ def apply_op(op_type, inputs, attrs, name):
     """inputs: input arg name -> value; attrs: attr name -> value (None: the
     op's default, or inferred)."""
     op_def = ops.get_op_def(op_type)
-    g = _find_graph(list(inputs.values())) or ops.get_default_graph()
+    g = _find_graph(list(inputs.values()))
+    default = ops.get_default_graph()
+    if g is None or _encloses(g, default):
+        # In a function's body, tensors of the graphs around it are captured.
+        g = default
     with g.as_default(), g.name_scope(name or op_type) as scope:
         type_attrs = {}
         for k, v in attrs.items():

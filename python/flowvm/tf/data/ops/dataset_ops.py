@@ -14,6 +14,8 @@ have the element's structure. User functions (map, filter, flat_map,
 interleave) become functions of the graph's library, traced once when the
 transformation is built (structured_function.py).
 """
+import threading
+
 import numpy as np
 
 from flowvm.tf.data.ops import iterator_ops
@@ -31,6 +33,7 @@ from flowvm.tf.ops import array_ops
 from flowvm.tf.ops import control_flow_ops
 from flowvm.tf.ops import gen_ops
 from flowvm.tf.ops import math_ops
+from flowvm.tf.ops import script_ops
 
 __all__ = ["Dataset", "DatasetV1", "DatasetV2", "AUTOTUNE", "make_one_shot_iterator", "make_initializable_iterator",
            "get_output_types", "get_output_shapes", "get_output_classes", "get_legacy_output_types",
@@ -174,6 +177,22 @@ class DatasetV1(object):
     def from_tensor_slices(tensors):
         """A dataset of the slices of `tensors` along their first dimension."""
         return TensorSliceDataset(tensors)
+
+    @staticmethod
+    def from_generator(generator, output_types, output_shapes=None, args=None):
+        """The elements a Python generator yields (through tf.py_func, so
+        only in this process).
+
+        Args:
+          generator: a callable returning an iterator; called anew (with
+            `args` as NumPy values) each time an iterator starts on the
+            dataset.
+          output_types: the element's structure of dtypes.
+          output_shapes: the element's structure of shapes (default unknown);
+            an element of another shape is an InvalidArgumentError.
+          args: tensors evaluated and passed to `generator`.
+        """
+        return _generator_dataset(generator, output_types, output_shapes, args)
 
     @staticmethod
     def range(*args):
@@ -600,6 +619,91 @@ class _OptionsDataset(UnaryDataset):
             raise TypeError("with_options() takes a tf.data.Options, got %r" % (options,))
         super(_OptionsDataset, self).__init__(input_dataset, input_dataset._variant_tensor)
         self._options_attr = options
+
+
+class _GeneratorState(object):
+    """The live Python iterators of one from_generator dataset, by the id
+    each iterator of the dataset got when it started."""
+
+    def __init__(self, generator):
+        self._generator = generator
+        self._lock = threading.Lock()
+        self._next_id = 0
+        self._iterators = {}
+
+    def start(self, *args):
+        with self._lock:
+            iterator_id = self._next_id
+            self._next_id += 1
+        self._iterators[iterator_id] = iter(self._generator(*args))
+        return np.int64(iterator_id)
+
+    def next(self, iterator_id):
+        it = self._iterators.get(int(iterator_id))
+        if it is None:
+            raise StopIteration
+        try:
+            return next(it)
+        except StopIteration:
+            self._iterators.pop(int(iterator_id), None)
+            raise
+
+
+def _generator_dataset(generator, output_types, output_shapes, args):
+    if not callable(generator):
+        raise TypeError("`generator` must be callable.")
+    types = nest.map_structure(dtypes.as_dtype, output_types)
+    if output_shapes is None:
+        shapes = nest.map_structure(lambda _: tensor_shape.unknown_shape(), types)
+    else:
+        shapes = nest.map_structure_up_to(types, tensor_shape.as_shape, output_shapes)
+    flat_types, flat_shapes = nest.flatten(types), nest.flatten(shapes)
+    state = _GeneratorState(generator)
+    args = tuple(ops.convert_to_tensor(a, name="generator_arg") for a in (args or ()))
+
+    def next_element(iterator_id):
+        values = state.next(iterator_id)
+        try:
+            flat = nest.flatten_up_to(types, values)
+        except (TypeError, ValueError):
+            raise TypeError("`generator` yielded an element that did not match the expected structure. The expected "
+                            "structure was %s, but the yielded element was %r." % (output_types, values))
+        out = []
+        for v, t, s in zip(flat, flat_types, flat_shapes):
+            try:
+                arr = np.asarray(v, dtype=object if t == dtypes.string else t.as_numpy_dtype)
+            except (TypeError, ValueError):
+                raise TypeError("`generator` yielded an element that could not be converted to the expected type. "
+                                "The expected type was %s, but the yielded element was %r." % (t.name, v))
+            if not s.is_compatible_with(arr.shape):
+                raise ValueError("`generator` yielded an element of shape %s where an element of shape %s was "
+                                 "expected." % (arr.shape, s))
+            out.append(arr)
+        return out
+
+    def read_iterator(iterator_id):
+        def read_one(_):
+            flat = script_ops.py_func(next_element, [iterator_id], flat_types, stateful=True)
+            for t, s in zip(flat, flat_shapes):
+                t.set_shape(s)
+            return nest.pack_sequence_as(types, flat)
+
+        # The py_func's StopIteration (OutOfRange) ends the map, and so the
+        # iterator's elements.
+        return DatasetV1.from_tensors(np.int64(0)).repeat().map(read_one)
+
+    starts = DatasetV1.from_tensors(args if args else np.int64(0))
+    start_fn = (lambda *a: script_ops.py_func(state.start, list(a), dtypes.int64)) if args else \
+        (lambda _: script_ops.py_func(state.start, [], dtypes.int64))
+    dataset = starts.map(start_fn).flat_map(read_iterator)
+    return _GeneratorDataset(dataset, types, shapes)
+
+
+class _GeneratorDataset(DatasetV1):
+    """from_generator's dataset: the flat_map over its iterator ids."""
+
+    def __init__(self, impl, types, shapes):
+        super(_GeneratorDataset, self).__init__(impl._variant_tensor, types, shapes, [impl])
 
 
 # -- TensorFlow 1.x's module functions (tf.compat.v1.data) ---------------------
