@@ -36,7 +36,7 @@ PATHS = [
     "client.session",
     "platform.app", "platform.flags", "platform.gfile", "platform.tf_logging",
     "util.nest",
-    "ops.parsing_ops",
+    "ops.parsing_ops", "ops.script_ops",
     "data", "data.ops.dataset_ops", "data.ops.iterator_ops", "data.ops.readers", "data.util.nest",
     "data.experimental.ops.batching", "data.experimental.ops.shuffle_ops", "data.experimental.ops.interleave_ops",
     "framework.function",
