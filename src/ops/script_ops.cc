@@ -2,7 +2,9 @@
 // the host program (in flowvm, a Python function registered by the Python
 // package under `token`), with TensorFlow 1.x's names, inputs and attrs so
 // that tf.py_func's GraphDefs load unchanged. The outputs' shapes are
-// unknown: only the function knows them.
+// unknown: only the function knows them. Like TensorFlow's, they have no
+// gradient (tf.RegisterGradient with gradient_override_map gives one).
+#include "graph/gradient_registry.h"
 #include "graph/op_registry.h"
 #include "graph/shape_inference.h"
 
@@ -32,5 +34,9 @@ REGISTER_OP("EagerPyFunc")
     .SetIsStateful()
     .SetShapeFn(UnknownShape)
     .Doc("PyFunc as TensorFlow's tf.py_function writes it; the function gets and returns arrays here.");
+
+REGISTER_NO_GRADIENT("PyFunc");
+REGISTER_NO_GRADIENT("PyFuncStateless");
+REGISTER_NO_GRADIENT("EagerPyFunc");
 
 }  // namespace flowvm
