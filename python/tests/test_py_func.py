@@ -134,3 +134,19 @@ def test_from_generator_checks_shapes_types_and_structure():
             sess.run(nxt)
     with pytest.raises(TypeError):
         tf.data.Dataset.from_generator(3, tf.float32)
+
+
+def test_py_func_has_no_gradient_unless_one_is_registered():
+    x = tf.constant([1.0, 2.0])
+    y = tf.py_func(np.square, [x], tf.float32)
+    assert tf.gradients(y, x) == [None]
+
+    @tf.RegisterGradient("SquareByPython")
+    def _square_grad(op, dy):
+        return [2.0 * op.inputs[0] * dy]
+
+    with tf.get_default_graph().gradient_override_map({"PyFunc": "SquareByPython"}):
+        z = tf.py_func(np.square, [x], tf.float32)
+    g, = tf.gradients(z, x)
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(g), [2.0, 4.0])
