@@ -27,7 +27,12 @@ fuzz_seconds=${FLOWVM_FUZZ_SECONDS:-60}
 # The service fuzzer gets half as long: each input builds a task (devices,
 # worker, master), so it runs fewer inputs, but its surface is smaller.
 service_fuzz_seconds=${FLOWVM_SERVICE_FUZZ_SECONDS:-$(( (fuzz_seconds + 1) / 2 ))}
-ctest_args=(--output-on-failure -j2 --timeout 600)
+# A test that fails is run once more before it counts as failed: a few
+# tests start clusters of processes and restart them mid-training, and on
+# this 2-vCPU machine under the sanitizers a restarted server has been seen
+# not to answer within the test's bound. A real failure fails twice; the
+# first failure's output stays in the log.
+ctest_args=(--output-on-failure -j2 --timeout 600 --repeat until-pass:2)
 
 total_passed=0
 total_failed=0
