@@ -1,5 +1,7 @@
 #include "kernels/data/dataset_op_kernel.h"
 
+#include "kernels/data/captured_function.h"
+
 namespace flowvm::data {
 
 DatasetOpKernel::DatasetOpKernel(OpKernelConstruction* ctx) : OpKernel(ctx), flr_(ctx->function_library()) {
@@ -28,6 +30,13 @@ DatasetOpKernel::DatasetOpKernel(OpKernelConstruction* ctx) : OpKernel(ctx), flr
     }
     arg_sizes_.emplace_back(arg.name(), n);
   }
+}
+
+StatusOr<std::shared_ptr<const CapturedFunction>> DatasetOpKernel::CaptureFunction(OpKernelContext* ctx,
+                                                                                   const std::string& attr) const {
+  int first = 0, count = 0;
+  FLOWVM_RETURN_IF_ERROR(InputRange("other_arguments", &first, &count));
+  return CapturedFunction::Create(ctx, function_library(ctx), attr, first, count, Describe());
 }
 
 Status DatasetOpKernel::InputRange(const std::string& arg, int* start, int* count) const {

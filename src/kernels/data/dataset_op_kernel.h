@@ -5,6 +5,7 @@
 #ifndef FLOWVM_KERNELS_DATA_DATASET_OP_KERNEL_H_
 #define FLOWVM_KERNELS_DATA_DATASET_OP_KERNEL_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,8 @@
 #include "kernels/framework/op_kernel.h"
 
 namespace flowvm::data {
+
+class CapturedFunction;
 
 class DatasetOpKernel : public OpKernel {
  public:
@@ -36,6 +39,10 @@ class DatasetOpKernel : public OpKernel {
   FunctionLibraryRuntime* function_library(OpKernelContext* ctx) const {
     return ctx->function_library() != nullptr ? ctx->function_library() : flr_;
   }
+  // The function named by attr `attr`, with the tensors of input argument
+  // "other_arguments" as its captured inputs.
+  StatusOr<std::shared_ptr<const CapturedFunction>> CaptureFunction(OpKernelContext* ctx,
+                                                                    const std::string& attr) const;
 
  private:
   FunctionLibraryRuntime* const flr_;

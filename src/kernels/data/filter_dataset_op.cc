@@ -54,10 +54,8 @@ class FilterDatasetOp : public DatasetOpKernel {
   StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
     FLOWVM_ASSIGN_OR_RETURN(DatasetPtr input, InputDataset(ctx, 0));
     FLOWVM_RETURN_IF_ERROR(CheckDatasetMatches(*input, output_types(), {}, Describe()));
-    int first = 0, count = 0;
-    FLOWVM_RETURN_IF_ERROR(InputRange("other_arguments", &first, &count));
     FLOWVM_ASSIGN_OR_RETURN(std::shared_ptr<const CapturedFunction> predicate,
-                            CapturedFunction::Create(ctx, function_library(ctx), "predicate", first, count, Describe()));
+                            CaptureFunction(ctx, "predicate"));
     return DatasetPtr(std::make_shared<FilterDataset>(name(), std::move(input), std::move(predicate), output_shapes()));
   }
 };

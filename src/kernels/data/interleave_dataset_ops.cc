@@ -102,8 +102,6 @@ class InterleaveDatasetOp : public DatasetOpKernel {
  protected:
   StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
     FLOWVM_ASSIGN_OR_RETURN(DatasetPtr input, InputDataset(ctx, 0));
-    int first = 0, count = 0;
-    FLOWVM_RETURN_IF_ERROR(InputRange("other_arguments", &first, &count));
     int64_t cycle_length = 1, block_length = 1;
     const bool flat_map = type_string() == "FlatMapDataset";
     if (!flat_map) {
@@ -119,7 +117,7 @@ class InterleaveDatasetOp : public DatasetOpKernel {
       block_length = INT64_MAX;
     }
     FLOWVM_ASSIGN_OR_RETURN(std::shared_ptr<const CapturedFunction> f,
-                            CapturedFunction::Create(ctx, function_library(ctx), "f", first, count, Describe()));
+                            CaptureFunction(ctx, "f"));
     return DatasetPtr(std::make_shared<InterleaveDataset>(name(), flat_map ? "FlatMapDataset" : "InterleaveDataset",
                                                           std::move(input), std::move(f), cycle_length, block_length,
                                                           output_types(), output_shapes()));

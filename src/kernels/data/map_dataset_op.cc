@@ -67,10 +67,8 @@ class MapDatasetOp : public DatasetOpKernel {
  protected:
   StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
     FLOWVM_ASSIGN_OR_RETURN(DatasetPtr input, InputDataset(ctx, 0));
-    int first = 0, count = 0;
-    FLOWVM_RETURN_IF_ERROR(InputRange("other_arguments", &first, &count));
     FLOWVM_ASSIGN_OR_RETURN(std::shared_ptr<const CapturedFunction> f,
-                            CapturedFunction::Create(ctx, function_library(ctx), "f", first, count, Describe()));
+                            CaptureFunction(ctx, "f"));
     return DatasetPtr(std::make_shared<MapDataset>(name(), std::move(input), std::move(f), preserve_cardinality_,
                                                    output_types(), output_shapes()));
   }

@@ -168,12 +168,10 @@ class ParallelMapDatasetOp : public DatasetOpKernel {
  protected:
   StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
     FLOWVM_ASSIGN_OR_RETURN(DatasetPtr input, InputDataset(ctx, 0));
-    int first = 0, count = 0;
-    FLOWVM_RETURN_IF_ERROR(InputRange("other_arguments", &first, &count));
     FLOWVM_ASSIGN_OR_RETURN(int32_t calls, ScalarInput<int32_t>(ctx, ctx->num_inputs() - 1, "num_parallel_calls"));
     FLOWVM_ASSIGN_OR_RETURN(int parallelism, Parallelism(calls));
     FLOWVM_ASSIGN_OR_RETURN(std::shared_ptr<const CapturedFunction> f,
-                            CapturedFunction::Create(ctx, function_library(ctx), "f", first, count, Describe()));
+                            CaptureFunction(ctx, "f"));
     return NewParallelMapDataset(name(), std::move(input), std::move(f), parallelism, preserve_cardinality_,
                                  output_types(), output_shapes());
   }
@@ -194,8 +192,6 @@ class MapAndBatchDatasetOp : public DatasetOpKernel {
  protected:
   StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
     FLOWVM_ASSIGN_OR_RETURN(DatasetPtr input, InputDataset(ctx, 0));
-    int first = 0, count = 0;
-    FLOWVM_RETURN_IF_ERROR(InputRange("other_arguments", &first, &count));
     const int n = ctx->num_inputs();
     FLOWVM_ASSIGN_OR_RETURN(int64_t batch_size, ScalarInput<int64_t>(ctx, n - 3, "batch_size"));
     FLOWVM_ASSIGN_OR_RETURN(int64_t calls, ScalarInput<int64_t>(ctx, n - 2, "num_parallel_calls"));
@@ -203,7 +199,7 @@ class MapAndBatchDatasetOp : public DatasetOpKernel {
     if (batch_size <= 0) return errors::InvalidArgument("batch_size must be greater than zero.");
     FLOWVM_ASSIGN_OR_RETURN(int parallelism, Parallelism(calls));
     FLOWVM_ASSIGN_OR_RETURN(std::shared_ptr<const CapturedFunction> f,
-                            CapturedFunction::Create(ctx, function_library(ctx), "f", first, count, Describe()));
+                            CaptureFunction(ctx, "f"));
     // The mapped elements' shapes: the batches' without their first dimension.
     std::vector<PartialTensorShape> element_shapes;
     for (const PartialTensorShape& s : output_shapes()) {

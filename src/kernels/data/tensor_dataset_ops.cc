@@ -8,6 +8,12 @@
 namespace flowvm::data {
 namespace {
 
+DataTypeVector TypesOf(const std::vector<Tensor>& ts) {
+  DataTypeVector types;
+  for (const Tensor& t : ts) types.push_back(t.dtype());
+  return types;
+}
+
 class TensorDataset : public DatasetBase {
  public:
   TensorDataset(std::string node, std::vector<Tensor> components, std::vector<PartialTensorShape> shapes)
@@ -19,12 +25,6 @@ class TensorDataset : public DatasetBase {
   }
 
  private:
-  static DataTypeVector TypesOf(const std::vector<Tensor>& ts) {
-    DataTypeVector types;
-    for (const Tensor& t : ts) types.push_back(t.dtype());
-    return types;
-  }
-
   class Iterator : public DatasetIterator<TensorDataset> {
    public:
     using DatasetIterator::DatasetIterator;
@@ -53,12 +53,6 @@ class TensorSliceDataset : public DatasetBase {
   }
 
  private:
-  static DataTypeVector TypesOf(const std::vector<Tensor>& ts) {
-    DataTypeVector types;
-    for (const Tensor& t : ts) types.push_back(t.dtype());
-    return types;
-  }
-
   class Iterator : public DatasetIterator<TensorSliceDataset> {
    public:
     using DatasetIterator::DatasetIterator;

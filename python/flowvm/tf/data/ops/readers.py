@@ -55,16 +55,12 @@ class _FileDataset(dataset_ops.DatasetV1):
         else:
             names = _filenames_dataset(filenames)
             if num_parallel_reads is None:
-                impl = names.flat_map(lambda f: _ReaderDataset(make_reader(f), output_type, output_shape))
+                impl = names.flat_map(lambda f: dataset_ops.DatasetV1(make_reader(f), output_type, output_shape))
             else:
-                impl = names.interleave(lambda f: _ReaderDataset(make_reader(f), output_type, output_shape),
+                impl = names.interleave(lambda f: dataset_ops.DatasetV1(make_reader(f), output_type, output_shape),
                                         cycle_length=num_parallel_reads, block_length=1)
             impl = impl._variant_tensor
         super(_FileDataset, self).__init__(impl, output_type, output_shape)
-
-
-class _ReaderDataset(dataset_ops.DatasetV1):
-    pass
 
 
 class _RecordReaderDataset(_FileDataset):
